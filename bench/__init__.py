@@ -1,0 +1,1 @@
+"""jitfish.bench: benchmarks against the peers."""

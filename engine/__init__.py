@@ -1,0 +1,1 @@
+"""jitfish.engine: typed API and the jitfish command."""

@@ -1,0 +1,107 @@
+"""The ``jitfish`` command.
+
+    jitfish perft DEPTH [--variant NAME] [--fen FEN] [--divide]
+    jitfish variants
+    jitfish bench perft [...]        (see bench/perft_bench.py)
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+__all__ = ["main"]
+
+
+def _perft(args: argparse.Namespace) -> int:
+    from jitfish.movegen import FenError, Position, VariantError
+
+    t0 = time.perf_counter()
+    try:
+        pos = Position(args.variant, args.fen)
+    except (FenError, VariantError) as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
+    ready = time.perf_counter()
+    depth = args.depth
+    if args.divide or depth >= 5:
+        # per root move: a progress bar on long runs, the divide lines when asked
+        from tqdm import tqdm
+
+        moves = pos.legal_moves()
+        total = 0
+        bar = tqdm(moves, desc=f"perft {depth}", unit="move", file=sys.stderr,
+                   disable=not sys.stderr.isatty() or depth < 5, leave=False)
+        for m in bar:
+            pos.push(m)
+            n = pos.perft(depth - 1)
+            pos.pop()
+            total += n
+            if args.divide:
+                bar.write(f"{pos.move_name(m)}: {n}", file=sys.stdout)
+        nodes = total if depth >= 1 else 1
+    else:
+        nodes = pos.perft(depth)
+    elapsed = time.perf_counter() - ready
+    nps = nodes / elapsed if elapsed > 0 else 0.0
+    print(f"Time: {elapsed * 1000:.0f} ms (start-up {(ready - t0) * 1000:.0f} ms), "
+          f"{nps:,.0f} nodes/s", file=sys.stderr)
+    if args.divide:
+        print()
+    print(f"Nodes searched: {nodes}")
+    return 0
+
+
+def _variants(args: argparse.Namespace) -> int:
+    from jitfish.movegen import load_spec, variant_names
+
+    for name in variant_names():
+        spec = load_spec(name)
+        alias = f" (also {', '.join(spec.aliases)})" if spec.aliases else ""
+        print(f"{name}{alias}: {spec.description} {spec.files}x{spec.ranks}")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from jitfish.bench.perft_bench import main as bench_main
+
+    return bench_main(args.rest)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="jitfish",
+        description="jitfish: a chess-variant engine with numba-compiled bitboard move generation.",
+        epilog="Variants: chess (normal), courier, modcourier (courier-modified), modcourier2, "
+               "modcourier3, cowsandbutterflies, cowsandbutterflies-reversed, cleopatra.",
+    )
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    p = sub.add_parser("perft", help="count the leaf nodes of the legal move tree",
+                       description="Count leaf nodes of the legal move tree to DEPTH. Prints "
+                                   "'Nodes searched: N' last; time and nodes/s go to stderr.")
+    p.add_argument("depth", type=int, metavar="DEPTH", help="depth in plies (>= 0)")
+    p.add_argument("--variant", "-v", default="chess", help="variant name or alias (default: chess)")
+    p.add_argument("--fen", "-f", default=None, help="start from this FEN (default: the variant's start)")
+    p.add_argument("--divide", "-d", action="store_true", help="print 'MOVE: COUNT' for every root move")
+    p.set_defaults(func=_perft)
+    v = sub.add_parser("variants", help="list the variants jitfish plays")
+    v.set_defaults(func=_variants)
+    b = sub.add_parser("bench", help="benchmarks (perft against fairy-stockfish)")
+    b.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark (try: bench perft --help)")
+    b.set_defaults(func=_bench)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    if not getattr(args, "command", None):
+        ap.print_help()
+        return 0
+    if args.command == "perft" and args.depth < 0:
+        ap.error("DEPTH must be >= 0")
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

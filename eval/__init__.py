@@ -1,0 +1,1 @@
+"""jitfish.eval: per-variant evaluation."""

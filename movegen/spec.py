@@ -1,0 +1,355 @@
+"""Variant files -> validated ``VariantSpec``.
+
+A variant is a TOML file in ``movegen/variants/`` (or any path given to ``load_spec``).  The
+format, every key and its default are documented once, in ``movegen/variants/FORMAT.md``;
+``VARIANT_KEYS`` and ``PIECE_KEYS`` below are the machine-readable copy the loader enforces.
+
+Loading resolves ``inherits`` (the child states only how it differs: top-level keys replace the
+parent's, ``[pieces.X]`` tables are merged key by key, ``remove = true`` drops a parent piece),
+rejects unknown keys and contradictions by name, and parses every Betza string.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .betza import BetzaError, Component, parse_betza
+
+__all__ = [
+    "VariantError", "PieceSpec", "VariantSpec", "load_spec", "variant_names",
+    "resolve_name", "VARIANT_DIR",
+]
+
+VARIANT_DIR = Path(__file__).resolve().parent / "variants"
+
+
+class VariantError(ValueError):
+    """A variant file that cannot be used; the message names the file and the key."""
+
+
+# key -> (type, default).  Types: str, int, bool, list (of ints), strlist.
+VARIANT_KEYS: dict[str, tuple[type, Any]] = {
+    "name": (str, None),
+    "aliases": (list, []),
+    "description": (str, ""),
+    "inherits": (str, ""),
+    "files": (int, 8),
+    "ranks": (int, 8),
+    "start_fen": (str, None),
+    "royal": (str, ""),
+    "check": (bool, False),
+    "extinction": (str, ""),
+    "captures": (bool, True),
+    "conversion": (str, ""),
+    "castling": (bool, False),
+    "castling_rook": (str, ""),
+    "castling_king_files": (str, ""),
+    "castling_checks": (bool, True),
+    "rights_field": (str, "none"),
+    "stalemate": (str, "draw"),
+    "bare_king": (str, "none"),
+    "fifty_move_plies": (int, 100),
+    "pieces": (dict, {}),
+}
+PIECE_KEYS: dict[str, tuple[type, Any]] = {
+    "name": (str, None),
+    "betza": (str, None),
+    "pawn": (bool, False),
+    "en_passant": (bool, False),
+    "initial": (str, "none"),
+    "initial_ranks": (list, []),
+    "unmoved_ranks": (list, []),
+    "rights_ranks": (list, []),
+    "promotion_ranks": (list, []),
+    "promotes_to": (str, ""),
+    "promotion": (str, "mandatory"),
+    "promotion_limit": (bool, False),
+    "remove": (bool, False),
+}
+
+
+@dataclass(frozen=True)
+class PieceSpec:
+    """One piece type.  Ranks are relative: 1 is the owner's first rank."""
+
+    letter: str
+    name: str
+    betza: str
+    components: tuple[Component, ...]
+    pawn: bool  # its moves reset the 50-move clock
+    en_passant: bool  # its 2-square straight move may be taken en passant by its fcF-type captures
+    initial: str  # "none" | "rank" (right while on initial_ranks) | "tracked" (right kept per piece)
+    initial_ranks: tuple[int, ...]
+    unmoved_ranks: tuple[int, ...]  # tracked: on these ranks the piece has surely never moved
+    rights_ranks: tuple[int, ...]  # tracked: on these ranks the FEN rights field says
+    promotion_ranks: tuple[int, ...]
+    promotes_to: str
+    promotion: str  # "mandatory" | "optional"
+    promotion_limit: bool  # only to a type the side has fewer of than at the start
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """A validated variant definition (see FORMAT.md for each field)."""
+
+    name: str
+    aliases: tuple[str, ...]
+    description: str
+    files: int
+    ranks: int
+    start_fen: str
+    pieces: tuple[PieceSpec, ...]
+    royal: str
+    check: bool
+    extinction: str
+    captures: bool
+    conversion: str
+    castling: bool
+    castling_rook: str
+    castling_king_files: str
+    castling_checks: bool
+    rights_field: str
+    stalemate: str
+    bare_king: str
+    fifty_move_plies: int
+    source: str = field(default="", compare=False)
+
+    @property
+    def letters(self) -> str:
+        return "".join(p.letter for p in self.pieces)
+
+    def piece(self, letter: str) -> PieceSpec:
+        for p in self.pieces:
+            if p.letter == letter.upper():
+                return p
+        raise KeyError(letter)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise VariantError(f"{path}: no such variant file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise VariantError(f"{path.name}: not valid TOML: {exc}") from None
+
+
+def variant_names() -> list[str]:
+    """Canonical names of the variants shipped in ``movegen/variants``."""
+    return sorted(p.stem for p in VARIANT_DIR.glob("*.toml"))
+
+
+def _alias_map() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name in variant_names():
+        out[name] = name
+        for alias in _read(VARIANT_DIR / f"{name}.toml").get("aliases", []):
+            out[str(alias).lower()] = name
+    return out
+
+
+def resolve_name(name: str) -> str:
+    """Map a variant name or alias (``normal``) to its canonical name, or raise VariantError."""
+    amap = _alias_map()
+    key = name.strip().lower()
+    if key not in amap:
+        raise VariantError(f"unknown variant {name!r}; known: {', '.join(sorted(amap))}")
+    return amap[key]
+
+
+def _merged(path: Path, seen: tuple[str, ...] = ()) -> dict[str, Any]:
+    raw = _read(path)
+    where = path.name
+    for key in raw:
+        if key not in VARIANT_KEYS:
+            raise VariantError(f"{where}: unknown key {key!r}")
+    parent_name = raw.get("inherits", "")
+    if not parent_name:
+        return raw
+    if not isinstance(parent_name, str):
+        raise VariantError(f"{where}: inherits must be a variant name")
+    if parent_name in seen:
+        raise VariantError(f"{where}: inherits forms a cycle through {parent_name!r}")
+    parent_path = path.parent / f"{parent_name}.toml"
+    if not parent_path.exists():
+        parent_path = VARIANT_DIR / f"{resolve_name(parent_name)}.toml"
+    base = _merged(parent_path, seen + (parent_name,))
+    out = {k: v for k, v in base.items() if k not in ("name", "aliases", "description", "inherits")}
+    pieces = {k: dict(v) for k, v in base.get("pieces", {}).items()}
+    for key, value in raw.items():
+        if key == "pieces":
+            continue
+        out[key] = value
+    for letter, table in raw.get("pieces", {}).items():
+        if not isinstance(table, dict):
+            raise VariantError(f"{where}: pieces.{letter} must be a table")
+        if table.get("remove"):
+            if letter not in pieces:
+                raise VariantError(f"{where}: pieces.{letter}.remove: the parent has no piece {letter}")
+            del pieces[letter]
+            continue
+        pieces.setdefault(letter, {}).update(table)
+    out["pieces"] = pieces
+    return out
+
+
+def _typed(where: str, key: str, value: Any, typ: type) -> Any:
+    if typ is bool and not isinstance(value, bool):
+        raise VariantError(f"{where}: {key} must be true or false, not {value!r}")
+    if typ is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise VariantError(f"{where}: {key} must be an integer, not {value!r}")
+    if typ is str and not isinstance(value, str):
+        raise VariantError(f"{where}: {key} must be a string, not {value!r}")
+    if typ is list and not isinstance(value, list):
+        raise VariantError(f"{where}: {key} must be a list, not {value!r}")
+    if typ is dict and not isinstance(value, dict):
+        raise VariantError(f"{where}: {key} must be a table")
+    return value
+
+
+def _piece(where: str, letter: str, table: dict[str, Any], ranks: int) -> PieceSpec:
+    pw = f"{where}: pieces.{letter}"
+    if len(letter) != 1 or not letter.isalpha() or not letter.isupper():
+        raise VariantError(f"{pw}: a piece is named by one uppercase letter")
+    vals: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in PIECE_KEYS:
+            raise VariantError(f"{pw}: unknown key {key!r}")
+        vals[key] = _typed(pw, key, value, PIECE_KEYS[key][0])
+    for key, (_, default) in PIECE_KEYS.items():
+        if key not in vals:
+            if default is None:
+                raise VariantError(f"{pw}: missing key {key!r}")
+            vals[key] = default
+    try:
+        comps = tuple(parse_betza(vals["betza"]))
+    except BetzaError as exc:
+        raise VariantError(f"{pw}.betza: {exc}") from None
+    for key in ("initial_ranks", "unmoved_ranks", "rights_ranks", "promotion_ranks"):
+        for r in vals[key]:
+            if not isinstance(r, int) or isinstance(r, bool) or not 1 <= r <= ranks:
+                raise VariantError(f"{pw}.{key}: rank {r!r} is not between 1 and {ranks}")
+    if vals["initial"] not in ("none", "rank", "tracked"):
+        raise VariantError(f"{pw}.initial must be none, rank or tracked, not {vals['initial']!r}")
+    has_initial = any(c.initial for c in comps)
+    if has_initial and vals["initial"] == "none":
+        raise VariantError(f"{pw}: betza has initial (i) moves but initial = \"none\"")
+    if vals["initial"] != "none" and not has_initial:
+        raise VariantError(f"{pw}: initial = {vals['initial']!r} but the betza has no i moves")
+    if vals["initial"] == "rank" and not vals["initial_ranks"]:
+        raise VariantError(f"{pw}: initial = \"rank\" needs initial_ranks")
+    if vals["initial"] != "tracked" and (vals["unmoved_ranks"] or vals["rights_ranks"]):
+        raise VariantError(f"{pw}: unmoved_ranks and rights_ranks need initial = \"tracked\"")
+    for c in comps:
+        if c.initial and c.capture:
+            raise VariantError(f"{pw}.betza: initial (i) moves must be move-only (write im...)")
+    if vals["promotion"] not in ("mandatory", "optional"):
+        raise VariantError(f"{pw}.promotion must be mandatory or optional")
+    if vals["promotes_to"] and not vals["promotion_ranks"]:
+        raise VariantError(f"{pw}: promotes_to needs promotion_ranks")
+    if vals["promotion_ranks"] and not vals["promotes_to"]:
+        raise VariantError(f"{pw}: promotion_ranks needs promotes_to")
+    if vals["promotion_limit"] and not vals["promotes_to"]:
+        raise VariantError(f"{pw}: promotion_limit needs a promotion zone (promotion_ranks, promotes_to)")
+    if vals["en_passant"] and not any(c.capture and not c.rider for c in comps):
+        raise VariantError(f"{pw}: en_passant needs a capturing leap")
+    return PieceSpec(
+        letter=letter, name=vals["name"], betza=vals["betza"], components=comps,
+        pawn=vals["pawn"], en_passant=vals["en_passant"], initial=vals["initial"],
+        initial_ranks=tuple(vals["initial_ranks"]), unmoved_ranks=tuple(vals["unmoved_ranks"]),
+        rights_ranks=tuple(vals["rights_ranks"]), promotion_ranks=tuple(vals["promotion_ranks"]),
+        promotes_to=vals["promotes_to"], promotion=vals["promotion"],
+        promotion_limit=vals["promotion_limit"],
+    )
+
+
+def load_spec(name_or_path: str | Path) -> VariantSpec:
+    """Load and validate a variant by name (``courier``, ``normal``) or by file path.
+
+    >>> load_spec("normal").name
+    'chess'
+    """
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or p.exists():
+        path = p
+    else:
+        path = VARIANT_DIR / f"{resolve_name(str(name_or_path))}.toml"
+    data = _merged(path)
+    where = path.name
+    vals: dict[str, Any] = {}
+    for key, (typ, default) in VARIANT_KEYS.items():
+        if key in data:
+            vals[key] = _typed(where, key, data[key], typ)
+        elif default is None:
+            raise VariantError(f"{where}: missing key {key!r}")
+        else:
+            vals[key] = default
+    files, ranks = vals["files"], vals["ranks"]
+    if not (2 <= files <= 16 and 2 <= ranks <= 16 and files * ranks <= 128):
+        raise VariantError(f"{where}: board {files}x{ranks} is not supported (at most 128 squares, 16 files)")
+    pieces = tuple(_piece(where, letter, tbl, ranks) for letter, tbl in vals["pieces"].items())
+    if not pieces:
+        raise VariantError(f"{where}: no pieces")
+    if len(pieces) > 15:
+        raise VariantError(f"{where}: at most 15 piece types")
+    letters = {p.letter for p in pieces}
+
+    def need_letter(key: str, value: str) -> None:
+        for ch in value:
+            if ch not in letters:
+                raise VariantError(f"{where}: {key} names {ch!r}, which is not a piece of this variant")
+
+    for p in pieces:
+        need_letter(f"pieces.{p.letter}.promotes_to", p.promotes_to)
+    need_letter("royal", vals["royal"])
+    need_letter("extinction", vals["extinction"])
+    need_letter("conversion", vals["conversion"])
+    need_letter("castling_rook", vals["castling_rook"])
+    if len(vals["royal"]) > 1 or len(vals["conversion"]) > 1 or len(vals["castling_rook"]) > 1:
+        raise VariantError(f"{where}: royal, conversion and castling_rook name one piece each")
+    if vals["check"] and not vals["royal"]:
+        raise VariantError(f"{where}: check = true needs a royal piece")
+    if vals["castling"]:
+        if not vals["royal"] or not vals["castling_rook"]:
+            raise VariantError(f"{where}: castling needs royal and castling_rook")
+        kf = vals["castling_king_files"]
+        if len(kf) != 2 or any(not ("a" <= f < chr(ord("a") + files)) for f in kf):
+            raise VariantError(f"{where}: castling_king_files must be two files (king side, queen side), e.g. \"gc\"")
+        if vals["rights_field"] != "castling":
+            raise VariantError(f"{where}: castling needs rights_field = \"castling\"")
+    elif vals["rights_field"] == "castling":
+        raise VariantError(f"{where}: rights_field = \"castling\" needs castling = true")
+    if vals["rights_field"] not in ("none", "castling", "files"):
+        raise VariantError(f"{where}: rights_field must be none, castling or files")
+    if vals["rights_field"] == "files" and not any(p.rights_ranks for p in pieces):
+        raise VariantError(f"{where}: rights_field = \"files\" needs a piece with rights_ranks")
+    if any(p.rights_ranks for p in pieces) and vals["rights_field"] != "files":
+        raise VariantError(f"{where}: rights_ranks need rights_field = \"files\"")
+    if vals["stalemate"] not in ("draw", "loss"):
+        raise VariantError(f"{where}: stalemate must be draw or loss")
+    if vals["bare_king"] not in ("none", "loss"):
+        raise VariantError(f"{where}: bare_king must be none or loss")
+    if vals["bare_king"] != "none" and not vals["royal"]:
+        raise VariantError(f"{where}: bare_king needs a royal piece")
+    if vals["check"] and vals["extinction"]:
+        raise VariantError(f"{where}: check and extinction together are not supported")
+    if vals["conversion"] and vals["check"]:
+        raise VariantError(f"{where}: conversion with check rules is not supported")
+    if not vals["captures"] and any(p.en_passant for p in pieces):
+        raise VariantError(f"{where}: en_passant pieces in a variant without captures")
+    for alias in vals["aliases"]:
+        if not isinstance(alias, str):
+            raise VariantError(f"{where}: aliases must be strings")
+    return VariantSpec(
+        name=vals["name"], aliases=tuple(vals["aliases"]), description=vals["description"],
+        files=files, ranks=ranks, start_fen=vals["start_fen"], pieces=pieces,
+        royal=vals["royal"], check=vals["check"], extinction=vals["extinction"],
+        captures=vals["captures"], conversion=vals["conversion"], castling=vals["castling"],
+        castling_rook=vals["castling_rook"], castling_king_files=vals["castling_king_files"],
+        castling_checks=vals["castling_checks"], rights_field=vals["rights_field"],
+        stalemate=vals["stalemate"], bare_king=vals["bare_king"],
+        fifty_move_plies=vals["fifty_move_plies"], source=str(path),
+    )

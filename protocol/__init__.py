@@ -1,0 +1,1 @@
+"""jitfish.protocol: XBoard/CECP v2 and UCI."""
