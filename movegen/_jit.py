@@ -40,8 +40,14 @@ _choose_cache_dir()
 
 
 def kernel(fn):
-    """Decorate a kernel: compiled, cached on disk, releases the GIL."""
-    return numba.njit(cache=True, nogil=True)(fn)
+    """Decorate a kernel: compiled, cached on disk, releases the GIL.
+
+    Kernels run without numba's reference counting (``_nrt=False``): with it, every call
+    that passes the tables NamedTuple paid an atomic increment and decrement per array, which
+    made a generic move generator 50x slower than the same code written inline.  The price:
+    a kernel cannot allocate arrays; callers pass preallocated buffers.
+    """
+    return numba.njit(cache=True, nogil=True, _nrt=False)(fn)
 
 
 def inline(fn):

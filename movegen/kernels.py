@@ -14,6 +14,7 @@ st         (16,) int64          ST_* scalars: side, ep square, clocks, ply, roya
 keys       (MAXGAME,) uint64    Zobrist key after each ply; keys[st[ST_PLY]] is current
 undo       (MAXGAME, U) int64   what unmake needs, one row per ply (U_* columns)
 undo_bb    (MAXGAME, 4) uint64  the bitboards unmake needs (UB_* columns)
+scratch    (64,) int64          kernel scratch (kernels cannot allocate)
 =========  ===================  ========================================================
 
 Move encoding (fits an int32)::
@@ -381,7 +382,7 @@ def make_move(pos, tab, m):
                 b &= b - ONE
                 ccode = pos.board[s]
                 h ^= _take(pos, tab, s)
-                h ^= _put(pos, tab, s, ccode ^ 1)
+                h ^= _put(pos, tab, s, ((ccode - 1) ^ 1) + 1)
                 if ((ccode - 1) >> 1) == tab.cfg[CFG_ROYAL]:
                     st[ST_KSQ + them] = -1
         if conv0 | conv1:
@@ -425,7 +426,7 @@ def unmake_move(pos, tab):
             b &= b - ONE
             ccode = pos.board[s]
             _take(pos, tab, s)
-            _put(pos, tab, s, ccode ^ 1)
+            _put(pos, tab, s, ((ccode - 1) ^ 1) + 1)
     _take(pos, tab, to)
     _put(pos, tab, fr, 1 + 2 * u[U_TYPE] + us)
     if kind == KIND_CASTLE:
@@ -526,7 +527,7 @@ def generate(pos, tab, out, count_only):
             test_all = True
         else:
             pin0, pin1 = pinned_pieces(tab, bb, us, ksq, occ0, occ1)
-    choices = np.empty(16, np.int64)
+    choices = pos.scratch
     n = 0
     for w in range(2):
         pieces = own0 if w == 0 else own1
@@ -638,19 +639,21 @@ def generate(pos, tab, out, count_only):
 
 
 @kernel
-def perft(pos, tab, depth, moves):
+def perft(pos, tab, depth, moves, stack):
     """Leaf count of the legal-move tree to depth (bulk-counted at the last ply).
 
-    moves: (depth, MAXMOVES) int64 scratch.  Iterative, so no recursion in numba.
+    moves: (depth, MAXMOVES) int64 scratch, stack: (2, depth) int64 scratch.
+    Iterative, so no recursion in numba.
     """
     if depth <= 0:
         return np.int64(1)
     if depth == 1:
         return np.int64(generate(pos, tab, moves[0], True))
     nodes = np.int64(0)
-    counts = np.zeros(depth, np.int64)
-    index = np.zeros(depth, np.int64)
+    counts = stack[0]
+    index = stack[1]
     counts[0] = generate(pos, tab, moves[0], False)
+    index[0] = 0
     ply = 0
     while True:
         if index[ply] >= counts[ply]:
@@ -673,12 +676,12 @@ def perft(pos, tab, depth, moves):
 
 
 @kernel
-def perft_divide(pos, tab, depth, moves, root, out_counts):
+def perft_divide(pos, tab, depth, moves, stack, root, out_counts):
     """Perft below each of the given root moves; out_counts[i] = leaves under root[i]."""
     total = np.int64(0)
     for i in range(root.shape[0]):
         make_move(pos, tab, root[i])
-        c = perft(pos, tab, depth - 1, moves)
+        c = perft(pos, tab, depth - 1, moves, stack)
         unmake_move(pos, tab)
         out_counts[i] = c
         total += c

@@ -46,6 +46,7 @@ class Pos(NamedTuple):
     keys: np.ndarray
     undo: np.ndarray
     undo_bb: np.ndarray
+    scratch: np.ndarray
 
 
 def square_name(s: Square, files: int) -> str:
@@ -269,7 +270,8 @@ class Position:
         st[K.ST_KSQ] = ksq[0]
         st[K.ST_KSQ + 1] = ksq[1]
         pos = Pos(bb, board, cnt, st, np.zeros(MAXGAME, np.uint64),
-                  np.zeros((MAXGAME, K.N_UNDO), np.int64), np.zeros((MAXGAME, K.N_UNDO_BB), np.uint64))
+                  np.zeros((MAXGAME, K.N_UNDO), np.int64), np.zeros((MAXGAME, K.N_UNDO_BB), np.uint64),
+                  np.zeros(64, np.int64))
         if ep != "-":
             if not any(p.en_passant for p in spec.pieces):
                 raise FenError(f"bad en-passant field {ep!r}: {spec.name} has no en passant")
@@ -457,7 +459,8 @@ class Position:
         if depth < 0:
             raise ValueError("depth must be >= 0")
         moves = np.zeros((max(depth, 1), K.MAXMOVES), np.int64)
-        return int(K.perft(self.pos, self.tab, np.int64(depth), moves))
+        stack = np.zeros((2, max(depth, 1)), np.int64)
+        return int(K.perft(self.pos, self.tab, np.int64(depth), moves, stack))
 
     def divide(self, depth: int) -> dict[str, int]:
         """Perft below each legal root move, keyed by move text."""
@@ -466,5 +469,6 @@ class Position:
         root = np.array(self.legal_moves(), np.int64)
         counts = np.zeros(len(root), np.int64)
         moves = np.zeros((max(depth, 1), K.MAXMOVES), np.int64)
-        K.perft_divide(self.pos, self.tab, np.int64(depth), moves, root, counts)
+        stack = np.zeros((2, max(depth, 1)), np.int64)
+        K.perft_divide(self.pos, self.tab, np.int64(depth), moves, stack, root, counts)
         return {self.move_name(int(m)): int(c) for m, c in zip(root, counts)}
