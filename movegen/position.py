@@ -444,6 +444,54 @@ class Position:
         """Decided by a variant rule (no Ace left, King converted): no legal moves."""
         return bool(K.is_over(self.tab, self.pos.cnt))
 
+    def repetitions(self) -> int:
+        """How often the current position (pieces, side, rights, en passant) occurred before,
+        within the plies since the last irreversible move."""
+        st, keys = self.pos.st, self.pos.keys
+        ply = int(st[K.ST_PLY])
+        now = keys[ply]
+        back = min(int(st[K.ST_HALF]), ply)
+        return sum(1 for i in range(ply - 2, ply - back - 1, -2) if keys[i] == now)
+
+    def outcome(self) -> tuple[str, str] | None:
+        """The game's verdict under this variant's rules, or None while it goes on.
+
+        Returns (result, reason), result "1-0", "0-1" or "1/2-1/2":
+        checkmate, stalemate (draw or loss per variant), extinction (Aces captured, King
+        converted), courier's bare king, the 50-move rule and threefold repetition.
+        """
+        spec = self.spec
+        us = self.turn
+        colour = ("White", "Black")
+        win = ("1-0", "0-1")
+        if self.is_over():
+            for c in (0, 1):
+                left = sum(int(self.pos.cnt[c, spec.letters.index(ch)]) for ch in spec.extinction)
+                if left == 0:
+                    what = "/".join(spec.piece(ch).name.capitalize() + "s" for ch in spec.extinction)
+                    verb = "converted" if spec.conversion else "captured"
+                    return win[1 - c], f"{colour[c]}'s {what} {verb}"
+        if self.count_legal() == 0:
+            if self.is_check():
+                return win[1 - us], f"{colour[1 - us]} mates"
+            if spec.stalemate == "loss":
+                return win[1 - us], f"{colour[us]} is stalemated"
+            return "1/2-1/2", "Stalemate"
+        if spec.bare_king == "loss":
+            # Fairy-Stockfish's courier rule: a side with only its king left loses, unless the
+            # bared side is to move and the opponent has just one piece besides its king
+            # (it may bare it back at once)
+            n = [int(self.pos.cnt[c].sum()) for c in (0, 1)]
+            if n[1 - us] <= 1 and n[us] >= 2:
+                return win[us], f"{colour[1 - us]} has a bare king"
+            if n[us] <= 1 and n[1 - us] >= 3:
+                return win[1 - us], f"{colour[us]} has a bare king"
+        if int(self.pos.st[K.ST_HALF]) >= spec.fifty_move_plies:
+            return "1/2-1/2", "50-move rule"
+        if self.repetitions() >= 2:
+            return "1/2-1/2", "Threefold repetition"
+        return None
+
     def copy(self) -> "Position":
         other = Position.__new__(Position)
         other.variant, other.tab, other.spec = self.variant, self.tab, self.spec
