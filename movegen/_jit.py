@@ -4,16 +4,20 @@ Every kernel module takes its decorator and its bit tricks from here:
 
 - ``kernel``: ``numba.njit(cache=True, nogil=True)``; ``nogil`` lets a search thread poll a
   stop flag while Python threads keep running, ``cache`` keeps warm starts near 2 s.
-- the numba cache goes to ``NUMBA_CACHE_DIR`` when set, else beside the package when that is
-  writable, else to ``~/.cache/jitfish/numba`` (a read-only install would otherwise fail with
-  "no locator available").
+- the numba cache goes to ``$NUMBA_CACHE_DIR/<digest>`` when that variable is set, else to
+  ``~/.cache/jitfish/numba/<digest>``.  ``<digest>`` hashes the source of every kernel module:
+  numba keys its cache on the defining file only, so after an edit of a callee in another
+  file (or an upgrade) a cached caller would otherwise run the old code.  A read-only install
+  works too (numba's default, the package folder, fails there with "no locator available").
 - ``popcount``, ``lsb``, ``msb`` on one 64-bit word.  Under ``NUMBA_DISABLE_JIT=1`` the
   intrinsics cannot run, so plain-Python fallbacks are used instead (tests run one small
   perft that way to keep them honest).
 """
 from __future__ import annotations
 
+import hashlib
 import os
+import tempfile
 from pathlib import Path
 
 import numba
@@ -25,15 +29,29 @@ __all__ = ["kernel", "inline", "popcount", "lsb", "msb", "JIT_DISABLED"]
 JIT_DISABLED = bool(numba.config.DISABLE_JIT)
 
 
+# modules whose kernels are cached; their source together keys the cache folder
+_KERNEL_SOURCES = ("movegen", "engine", "eval")
+
+
+def _source_digest() -> str:
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha1(numba.__version__.encode())
+    for folder in _KERNEL_SOURCES:
+        for f in sorted((root / folder).glob("*.py")):
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def _choose_cache_dir() -> None:
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return
-    here = Path(__file__).resolve().parent
-    if os.access(here, os.W_OK):
-        return  # numba's default: __pycache__ beside the module
-    fallback = Path.home() / ".cache" / "jitfish" / "numba"
-    fallback.mkdir(parents=True, exist_ok=True)
-    numba.config.CACHE_DIR = str(fallback)
+    base = os.environ.get("NUMBA_CACHE_DIR") or str(Path.home() / ".cache" / "jitfish" / "numba")
+    folder = Path(base) / _source_digest()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        folder = Path(tempfile.gettempdir()) / "jitfish-numba" / _source_digest()
+        folder.mkdir(parents=True, exist_ok=True)
+    numba.config.CACHE_DIR = str(folder)
 
 
 _choose_cache_dir()

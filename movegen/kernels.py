@@ -44,7 +44,8 @@ ONE = np.uint64(1)
 CFG_FILES, CFG_RANKS, CFG_NSQ, CFG_NTYPES = 0, 1, 2, 3
 CFG_CHECK, CFG_ROYAL, CFG_CAPTURES, CFG_CONVERSION = 4, 5, 6, 7
 CFG_CASTLING, CFG_CASTLE_CHECKS, CFG_LAME_CAPTURE, CFG_EXT_MASK = 8, 9, 10, 11
-CFG_EP, CFG_CASTLE_ROOK = 12, 13
+CFG_EP, CFG_CASTLE_ROOK, CFG_STALEMATE_LOSS, CFG_BARE_KING = 12, 13, 14, 15
+CFG_FIFTY = 16
 
 # st indices
 ST_SIDE, ST_EP, ST_HALF, ST_FULL, ST_PLY, ST_KSQ = 0, 1, 2, 3, 4, 5  # ST_KSQ + colour
@@ -447,6 +448,36 @@ def unmake_move(pos, tab):
     if us == 1:
         st[ST_FULL] -= 1
     st[ST_SIDE] = us
+    st[ST_PLY] = ply
+
+
+@kernel
+def make_null(pos, tab):
+    """Pass the move (null-move pruning): flip the side to move, clear en passant."""
+    st = pos.st
+    ply = st[ST_PLY]
+    u = pos.undo[ply]
+    u[U_MOVE] = -1
+    u[U_EP] = st[ST_EP]
+    u[U_HALF] = st[ST_HALF]
+    h = pos.keys[ply] ^ tab.zob_misc[0]
+    if st[ST_EP] >= 0:
+        h ^= tab.zob_ep[st[ST_EP]]
+        st[ST_EP] = -1
+    st[ST_HALF] += 1
+    st[ST_SIDE] = 1 - st[ST_SIDE]
+    st[ST_PLY] = ply + 1
+    pos.keys[ply + 1] = h
+
+
+@kernel
+def unmake_null(pos, tab):
+    st = pos.st
+    ply = st[ST_PLY] - 1
+    u = pos.undo[ply]
+    st[ST_EP] = u[U_EP]
+    st[ST_HALF] = u[U_HALF]
+    st[ST_SIDE] = 1 - st[ST_SIDE]
     st[ST_PLY] = ply
 
 

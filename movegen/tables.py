@@ -52,8 +52,9 @@ MAXSQ = 128
 CFG_FILES, CFG_RANKS, CFG_NSQ, CFG_NTYPES = 0, 1, 2, 3
 CFG_CHECK, CFG_ROYAL, CFG_CAPTURES, CFG_CONVERSION = 4, 5, 6, 7
 CFG_CASTLING, CFG_CASTLE_CHECKS, CFG_LAME_CAPTURE, CFG_EXT_MASK = 8, 9, 10, 11
-CFG_EP, CFG_CASTLE_ROOK = 12, 13
-N_CFG = 16
+CFG_EP, CFG_CASTLE_ROOK, CFG_STALEMATE_LOSS, CFG_BARE_KING = 12, 13, 14, 15
+CFG_FIFTY = 16
+N_CFG = 20
 
 
 class Tables(NamedTuple):
@@ -361,6 +362,9 @@ def build_tables(spec: VariantSpec, start_board: dict[int, tuple[int, int]]) -> 
     cfg[CFG_EXT_MASK] = ext_mask
     cfg[CFG_EP] = int(any(p.en_passant for p in spec.pieces))
     cfg[CFG_CASTLE_ROOK] = rook
+    cfg[CFG_STALEMATE_LOSS] = int(spec.stalemate == "loss")
+    cfg[CFG_BARE_KING] = int(spec.bare_king == "loss")
+    cfg[CFG_FIFTY] = spec.fifty_move_plies
 
     rng = np.random.default_rng(0x6A17F15)
     zob_piece = rng.integers(0, 2**64 - 1, size=(2 * T + 2, MAXSQ), dtype=np.uint64, endpoint=True)

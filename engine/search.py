@@ -1,0 +1,714 @@
+"""Search: iterative-deepening PVS in numba, and the typed ``Engine`` API above it.
+
+Kernel arrays (``SearchTables`` NamedTuple, preallocated; kernels cannot allocate):
+
+==============  ======================  ==============================================
+array           shape, dtype            meaning
+==============  ======================  ==============================================
+tt_key          (N,) uint64             transposition table: full Zobrist key
+tt_data         (N,) int64              move (bits 0..19), depth (20..27), bound (28..29),
+                                        score + 2**15 (32..47)
+killers         (MAXPLY, 2) int64       two quiet moves that cut off at this ply
+history         (2, 128, 128) int64     quiet-move history by side, from, to
+pv              (MAXPLY+1, MAXPLY+1)    triangular principal-variation table
+pvlen           (MAXPLY+1,) int64
+moves, mscore   (MAXPLY, MAXMOVES)      move lists and their ordering scores per ply
+ctrl            (16,) int64             C_* slots: stop flag (set from Python), nodes,
+                                        node limit, seldepth
+==============  ======================  ==============================================
+
+The search reads as a numbered recipe in ``negamax``.  Scores are centipawns from the side
+to move; mates are ``MATE - ply`` (``mate_in``), stored in the TT relative to the node
+(``value_to_tt``/``value_from_tt``).  Terminal verdicts per variant: checkmate, stalemate
+(draw or loss), extinction (Aces captured / King converted: the side to move has lost),
+courier's bare king, 50-move rule and repetition (draws).
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from jitfish.eval import EvalTables, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_TEMPO, eval_tables
+from jitfish.movegen import kernels as K
+from jitfish.movegen._jit import kernel, lsb
+from jitfish.movegen.position import Position, load_variant
+
+__all__ = ["Engine", "Limits", "SearchInfo", "SearchResult", "PARAMS"]
+
+MAXPLY = 96
+MATE = 30000
+MATE_BOUND = MATE - 1000
+INF = 32000
+BOUND_EXACT, BOUND_LOWER, BOUND_UPPER = 3, 1, 2
+C_STOP, C_NODES, C_NODE_LIMIT, C_SELDEPTH = 0, 1, 2, 3
+
+# Tuned numbers live here, in one place.
+PARAMS = {
+    "null_min_depth": 3,
+    "null_reduction": 3,
+    "lmr_min_depth": 3,
+    "lmr_min_moves": 3,
+    "aspiration": 40,
+}
+NULL_MIN_DEPTH = PARAMS["null_min_depth"]
+NULL_R = PARAMS["null_reduction"]
+LMR_MIN_DEPTH = PARAMS["lmr_min_depth"]
+LMR_MIN_MOVES = PARAMS["lmr_min_moves"]
+
+
+class SearchTables(NamedTuple):
+    tt_key: np.ndarray
+    tt_data: np.ndarray
+    killers: np.ndarray
+    history: np.ndarray
+    pv: np.ndarray
+    pvlen: np.ndarray
+    moves: np.ndarray
+    mscore: np.ndarray
+    ctrl: np.ndarray
+
+
+# ---------------------------------------------------------------------------------------------
+# Score helpers
+
+
+@kernel
+def mate_in(ply):
+    return MATE - ply
+
+
+@kernel
+def mated_in(ply):
+    return -MATE + ply
+
+
+@kernel
+def value_to_tt(v, ply):
+    if v >= MATE_BOUND:
+        return v + ply
+    if v <= -MATE_BOUND:
+        return v - ply
+    return v
+
+
+@kernel
+def value_from_tt(v, ply):
+    if v >= MATE_BOUND:
+        return v - ply
+    if v <= -MATE_BOUND:
+        return v + ply
+    return v
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation
+
+
+@kernel
+def evaluate(pos, tab, ev):
+    """Static evaluation from the side to move: material and square terms, safety, tempo."""
+    s = np.int64(0)
+    bb = pos.bb
+    for w in range(2):
+        b = bb[0, w] | bb[1, w]
+        while b:
+            sq = lsb(b) + 64 * w
+            b &= b - K.ONE
+            s += ev.psq[pos.board[sq], sq]
+    us = pos.st[K.ST_SIDE]
+    if us == 1:
+        s = -s
+    st_type = ev.params[P_SAFETY_TYPE]
+    if st_type >= 0:
+        occ0 = bb[0, 0] | bb[1, 0]
+        occ1 = bb[0, 1] | bb[1, 1]
+        for c in range(2):
+            p0 = bb[K.ROW_TYPE + st_type, 0] & bb[c, 0]
+            p1 = bb[K.ROW_TYPE + st_type, 1] & bb[c, 1]
+            for w in range(2):
+                b = p0 if w == 0 else p1
+                while b:
+                    sq = lsb(b) + 64 * w
+                    b &= b - K.ONE
+                    if K.attacked(tab, bb, sq, 1 - c, occ0, occ1, K.ZERO, K.ZERO):
+                        pen = ev.params[P_SAFETY_PENALTY]
+                        if c == us:
+                            s -= pen
+                        else:
+                            s += pen // 2
+    return s + ev.params[P_TEMPO]
+
+
+# ---------------------------------------------------------------------------------------------
+# Transposition table
+
+
+@kernel
+def tt_probe(ss, key):
+    i = key & np.uint64(ss.tt_key.shape[0] - 1)
+    if ss.tt_key[i] == key:
+        return ss.tt_data[i]
+    return np.int64(-1)
+
+
+@kernel
+def tt_store(ss, key, move, depth, bound, score):
+    i = key & np.uint64(ss.tt_key.shape[0] - 1)
+    old = ss.tt_data[i]
+    # replace unless the old entry is for the same key and deeper (and this is no exact bound)
+    if ss.tt_key[i] == key and old >= 0 and ((old >> 20) & 255) > depth and bound != BOUND_EXACT:
+        return
+    if move == 0 and ss.tt_key[i] == key and old >= 0:
+        move = old & 0xFFFFF
+    ss.tt_key[i] = key
+    ss.tt_data[i] = (move & 0xFFFFF) | (max(depth, 0) << 20) | (bound << 28) | ((score + 32768) << 32)
+
+
+# ---------------------------------------------------------------------------------------------
+# Search
+
+
+@kernel
+def is_draw(pos, tab):
+    """50-move rule or a repetition since the last irreversible move (twofold in search)."""
+    st = pos.st
+    half = st[K.ST_HALF]
+    if half >= tab.cfg[K.CFG_FIFTY]:
+        return True
+    ply = st[K.ST_PLY]
+    key = pos.keys[ply]
+    i = ply - 4
+    stop = ply - half
+    while i >= stop and i >= 0:
+        if pos.keys[i] == key:
+            return True
+        i -= 2
+    return False
+
+
+@kernel
+def bare_king_verdict(pos, tab, ply):
+    """Courier's bare-king rule as a score for the side to move, or 0 if it does not apply."""
+    us = pos.st[K.ST_SIDE]
+    n_us = 0
+    n_them = 0
+    for t in range(tab.cfg[K.CFG_NTYPES]):
+        n_us += pos.cnt[us, t]
+        n_them += pos.cnt[1 - us, t]
+    if n_them <= 1 and n_us >= 2:
+        return mate_in(ply)
+    if n_us <= 1 and n_them >= 3:
+        return mated_in(ply)
+    return 0
+
+
+@kernel
+def is_tactical(pos, tab, m):
+    """Captures, promotions and (Cleopatra) Cleopatra moves: the moves quiescence searches."""
+    if (m >> 14) & 15:
+        return True
+    kind = (m >> 18) & 3
+    if kind == K.KIND_EP:
+        return True
+    to = (m >> 7) & 127
+    if pos.board[to] != 0 and kind != K.KIND_CASTLE:
+        return True
+    conv = tab.cfg[K.CFG_CONVERSION]
+    if conv >= 0 and ((pos.board[m & 127] - 1) >> 1) == conv:
+        return True
+    return False
+
+
+@kernel
+def score_moves(pos, tab, ss, ev, ply, n, tt_move):
+    moves = ss.moves[ply]
+    sc = ss.mscore[ply]
+    us = pos.st[K.ST_SIDE]
+    for i in range(n):
+        m = moves[i]
+        fr = m & 127
+        to = (m >> 7) & 127
+        promo = (m >> 14) & 15
+        if m == tt_move:
+            sc[i] = 1 << 40
+            continue
+        victim = pos.board[to]
+        if victim != 0 and ((m >> 18) & 3) != K.KIND_CASTLE:
+            sc[i] = (1 << 30) + ev.value[(victim - 1) >> 1] * 64 - ev.value[(pos.board[fr] - 1) >> 1]
+        elif promo:
+            sc[i] = (1 << 29) + ev.value[promo - 1]
+        elif ((m >> 18) & 3) == K.KIND_EP:
+            sc[i] = (1 << 30) + 100 * 64
+        elif m == ss.killers[ply, 0]:
+            sc[i] = 1 << 28
+        elif m == ss.killers[ply, 1]:
+            sc[i] = (1 << 28) - 1
+        else:
+            sc[i] = ss.history[us, fr, to]
+
+
+@kernel
+def pick(ss, ply, i, n):
+    """Move the best-scored remaining move to slot i (selection sort, one step)."""
+    moves = ss.moves[ply]
+    sc = ss.mscore[ply]
+    best = i
+    for j in range(i + 1, n):
+        if sc[j] > sc[best]:
+            best = j
+    if best != i:
+        moves[i], moves[best] = moves[best], moves[i]
+        sc[i], sc[best] = sc[best], sc[i]
+    return moves[i]
+
+
+@kernel
+def poll(ss):
+    """Count a node; True when the search must stop (flag from Python or node limit)."""
+    ss.ctrl[C_NODES] += 1
+    if ss.ctrl[C_STOP]:
+        return True
+    lim = ss.ctrl[C_NODE_LIMIT]
+    if lim > 0 and ss.ctrl[C_NODES] >= lim:
+        ss.ctrl[C_STOP] = 1
+        return True
+    return False
+
+
+QS_CONVERSION_PLIES = 2  # conversions (which never end) are searched this deep in quiescence
+
+
+@kernel
+def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply):
+    if poll(ss):
+        return 0
+    if ply > ss.ctrl[C_SELDEPTH]:
+        ss.ctrl[C_SELDEPTH] = ply
+    if K.is_over(tab, pos.cnt):
+        return mated_in(ply)
+    if ply >= MAXPLY - 1:
+        return evaluate(pos, tab, ev)
+    checked = K.in_check(tab, pos.bb, pos.st)
+    n = K.generate(pos, tab, ss.moves[ply], False)
+    if n == 0:
+        if checked:
+            return mated_in(ply)
+        return mated_in(ply) if tab.cfg[K.CFG_STALEMATE_LOSS] else 0
+    stand = evaluate(pos, tab, ev)
+    if not checked:
+        if stand >= beta:
+            return stand
+        if stand > alpha:
+            alpha = stand
+    score_moves(pos, tab, ss, ev, ply, n, 0)
+    best = stand if not checked else -INF
+    for i in range(n):
+        m = pick(ss, ply, i, n)
+        if not checked and not is_tactical(pos, tab, m):
+            continue
+        K.make_move(pos, tab, m)
+        if not checked and tab.cfg[K.CFG_CONVERSION] >= 0:
+            # a Cleopatra move that converts nothing is quiet
+            ub = pos.undo_bb[pos.st[K.ST_PLY] - 1]
+            converts = (ub[K.UB_CONV0] | ub[K.UB_CONV1]) != K.ZERO
+            if ((m >> 14) & 15) == 0 and (not converts or qply >= QS_CONVERSION_PLIES):
+                K.unmake_move(pos, tab)
+                continue
+        v = -qsearch(pos, tab, ss, ev, -beta, -alpha, ply + 1, qply + 1)
+        K.unmake_move(pos, tab)
+        if ss.ctrl[C_STOP]:
+            return 0
+        if v > best:
+            best = v
+            if v > alpha:
+                alpha = v
+                if v >= beta:
+                    return v
+    return best
+
+
+@kernel
+def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
+    pv_node = beta - alpha > 1
+    ss.pvlen[ply] = ply
+    # Step 1. Stop, draws and decided positions
+    if poll(ss):
+        return 0
+    if ply > 0:
+        if is_draw(pos, tab):
+            return 0
+        if tab.cfg[K.CFG_BARE_KING]:
+            v = bare_king_verdict(pos, tab, ply)
+            if v != 0:
+                return v
+        # mate distance pruning
+        alpha = max(alpha, mated_in(ply))
+        beta = min(beta, mate_in(ply + 1))
+        if alpha >= beta:
+            return alpha
+    if K.is_over(tab, pos.cnt):
+        return mated_in(ply)
+    if ply >= MAXPLY - 2:
+        return evaluate(pos, tab, ev)
+    # Step 2. Check extension, then quiescence at the horizon
+    checked = K.in_check(tab, pos.bb, pos.st)
+    if checked:
+        depth += 1
+    if depth <= 0:
+        return qsearch(pos, tab, ss, ev, alpha, beta, ply, np.int64(0))
+    if ply > ss.ctrl[C_SELDEPTH]:
+        ss.ctrl[C_SELDEPTH] = ply
+    # Step 3. Transposition table
+    key = pos.keys[pos.st[K.ST_PLY]]
+    data = tt_probe(ss, key)
+    tt_move = 0
+    if data >= 0:
+        tt_move = data & 0xFFFFF
+        tdepth = (data >> 20) & 255
+        bound = (data >> 28) & 3
+        tscore = value_from_tt(((data >> 32) & 0xFFFF) - 32768, ply)
+        if not pv_node and tdepth >= depth:
+            if bound == BOUND_EXACT or (bound == BOUND_LOWER and tscore >= beta) \
+                    or (bound == BOUND_UPPER and tscore <= alpha):
+                return tscore
+    # Step 4. Null move pruning (not in check, not in PV, with pieces besides pawns)
+    if allow_null and not pv_node and not checked and depth >= NULL_MIN_DEPTH and ply > 0:
+        ev_static = evaluate(pos, tab, ev)
+        if ev_static >= beta and abs(beta) < MATE_BOUND and has_pieces(pos, tab):
+            K.make_null(pos, tab)
+            v = -negamax(pos, tab, ss, ev, depth - 1 - NULL_R, -beta, -beta + 1, ply + 1, False)
+            K.unmake_null(pos, tab)
+            if ss.ctrl[C_STOP]:
+                return 0
+            if v >= beta:
+                return beta if v >= MATE_BOUND else v
+    # Step 5. Generate; no legal move is a terminal verdict
+    n = K.generate(pos, tab, ss.moves[ply], False)
+    if n == 0:
+        if checked or tab.cfg[K.CFG_STALEMATE_LOSS]:
+            return mated_in(ply)
+        return 0
+    score_moves(pos, tab, ss, ev, ply, n, tt_move)
+    # Step 6. Move loop: PVS with late-move reductions
+    best = -INF
+    best_move = 0
+    old_alpha = alpha
+    us = pos.st[K.ST_SIDE]
+    for i in range(n):
+        m = pick(ss, ply, i, n)
+        tactical = is_tactical(pos, tab, m)
+        K.make_move(pos, tab, m)
+        gives_check = K.in_check(tab, pos.bb, pos.st)
+        if i == 0:
+            v = -negamax(pos, tab, ss, ev, depth - 1, -beta, -alpha, ply + 1, True)
+        else:
+            r = 0
+            if depth >= LMR_MIN_DEPTH and i >= LMR_MIN_MOVES and not tactical and not checked \
+                    and not gives_check:
+                r = 1 if i < 8 else 2
+                if pv_node:
+                    r -= 1
+            v = -negamax(pos, tab, ss, ev, depth - 1 - r, -alpha - 1, -alpha, ply + 1, True)
+            if v > alpha and r > 0:
+                v = -negamax(pos, tab, ss, ev, depth - 1, -alpha - 1, -alpha, ply + 1, True)
+            if v > alpha and v < beta:
+                v = -negamax(pos, tab, ss, ev, depth - 1, -beta, -alpha, ply + 1, True)
+        K.unmake_move(pos, tab)
+        if ss.ctrl[C_STOP]:
+            return 0
+        if v > best:
+            best = v
+            best_move = m
+            if v > alpha:
+                alpha = v
+                # update the PV
+                ss.pv[ply, ply] = m
+                for j in range(ply + 1, ss.pvlen[ply + 1]):
+                    ss.pv[ply, j] = ss.pv[ply + 1, j]
+                ss.pvlen[ply] = max(ss.pvlen[ply + 1], ply + 1)
+                if v >= beta:
+                    # Step 7. Beta cutoff: remember quiet moves that refuted
+                    if not tactical:
+                        if ss.killers[ply, 0] != m:
+                            ss.killers[ply, 1] = ss.killers[ply, 0]
+                            ss.killers[ply, 0] = m
+                        fr = m & 127
+                        to = (m >> 7) & 127
+                        ss.history[us, fr, to] += depth * depth
+                        if ss.history[us, fr, to] > (1 << 26):
+                            for a in range(128):
+                                for b in range(128):
+                                    ss.history[us, a, b] >>= 1
+                    break
+    # Step 8. Store
+    if best >= beta:
+        bound = BOUND_LOWER
+    elif alpha > old_alpha:
+        bound = BOUND_EXACT
+    else:
+        bound = BOUND_UPPER
+    tt_store(ss, key, best_move, depth, bound, value_to_tt(best, ply))
+    return best
+
+
+@kernel
+def has_pieces(pos, tab):
+    """The side to move has a piece that is not pawn-like or royal (null move is then safe)."""
+    us = pos.st[K.ST_SIDE]
+    for t in range(tab.cfg[K.CFG_NTYPES]):
+        if tab.pawnlike[t] or t == tab.cfg[K.CFG_ROYAL]:
+            continue
+        if pos.cnt[us, t] > 0:
+            return True
+    return False
+
+
+@kernel
+def search_root(pos, tab, ss, ev, depth, alpha, beta):
+    ss.ctrl[C_SELDEPTH] = 0
+    return negamax(pos, tab, ss, ev, np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(0), True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Typed API
+
+
+@dataclass
+class Limits:
+    """What bounds one search; times are in seconds.  Nothing set means depth 8."""
+
+    depth: int | None = None
+    nodes: int | None = None
+    movetime: float | None = None
+    wtime: float | None = None
+    btime: float | None = None
+    winc: float | None = None
+    binc: float | None = None
+    movestogo: int | None = None
+    infinite: bool = False
+    move_overhead: float = 0.05
+    searchmoves: list[str] | None = None
+
+
+@dataclass
+class SearchInfo:
+    depth: int
+    seldepth: int
+    score_cp: int | None
+    mate: int | None
+    nodes: int
+    nps: int
+    time: float
+    pv: list[str]
+    hashfull: int
+
+
+@dataclass
+class SearchResult:
+    best: str | None
+    ponder: str | None
+    score_cp: int | None
+    mate: int | None
+    depth: int
+    nodes: int
+    pv: list[str] = field(default_factory=list)
+
+
+def _score_fields(v: int) -> tuple[int | None, int | None]:
+    if v >= MATE_BOUND:
+        return None, (MATE - v + 1) // 2
+    if v <= -MATE_BOUND:
+        return None, -((MATE + v) // 2)
+    return int(v), None
+
+
+class Engine:
+    """Search positions of any jitfish variant.
+
+    >>> eng = Engine(hash_mb=8)
+    >>> eng.search(Position("chess"), Limits(depth=3)).best is not None
+    True
+    """
+
+    def __init__(self, hash_mb: int = 16):
+        self._lock = threading.Lock()
+        self.ctrl = np.zeros(16, np.int64)
+        self.set_hash(hash_mb)
+        self.killers = np.zeros((MAXPLY + 2, 2), np.int64)
+        self.history = np.zeros((2, 128, 128), np.int64)
+        self.pv = np.zeros((MAXPLY + 2, MAXPLY + 2), np.int64)
+        self.pvlen = np.zeros(MAXPLY + 2, np.int64)
+        self.moves = np.zeros((MAXPLY + 2, K.MAXMOVES), np.int64)
+        self.mscore = np.zeros((MAXPLY + 2, K.MAXMOVES), np.int64)
+
+    def set_hash(self, mb: int) -> None:
+        """Resize the transposition table (a power of two of 16-byte entries, at most mb MB)."""
+        mb = max(1, int(mb))
+        n = 1 << max(10, int(math.log2(mb * 1024 * 1024 // 16)))
+        self.tt_key = np.zeros(n, np.uint64)
+        self.tt_data = np.full(n, -1, np.int64)
+
+    def new_game(self) -> None:
+        self.tt_key[:] = 0
+        self.tt_data[:] = -1
+        self.history[:] = 0
+        self.killers[:] = 0
+
+    def stop(self) -> None:
+        """Ask a running search to return (safe from any thread)."""
+        self.ctrl[C_STOP] = 1
+
+    def _tables(self) -> SearchTables:
+        return SearchTables(self.tt_key, self.tt_data, self.killers, self.history, self.pv,
+                            self.pvlen, self.moves, self.mscore, self.ctrl)
+
+    def warmup(self, variant: str = "chess") -> None:
+        """Compile or load every kernel the search uses (blocking)."""
+        pos = Position(variant)
+        self.search(pos, Limits(depth=2))
+        pos.perft(2)
+
+    def _budget(self, pos: Position, lim: Limits) -> tuple[float | None, float | None]:
+        """(soft, hard) time limits in seconds, or None for no limit."""
+        if lim.infinite:
+            return None, None
+        if lim.movetime is not None:
+            t = max(0.005, lim.movetime - lim.move_overhead)
+            return t, t
+        clock = lim.wtime if pos.turn == 0 else lim.btime
+        inc = (lim.winc if pos.turn == 0 else lim.binc) or 0.0
+        if clock is None:
+            return None, None
+        mtg = lim.movestogo if lim.movestogo else 30
+        mtg = max(1, min(mtg, 50))
+        usable = max(0.005, clock - lim.move_overhead)
+        soft = usable / (mtg + 2) + inc * 0.75
+        hard = min(usable * 0.5, soft * 4.0) if mtg > 1 else usable * 0.8
+        soft = min(soft, hard)
+        return max(0.003, soft), max(0.005, hard)
+
+    def search(self, position: Position, limits: Limits | None = None,
+               on_info: Callable[[SearchInfo], None] | None = None) -> SearchResult:
+        """Search a copy of ``position`` within ``limits``; blocks until done or ``stop()``."""
+        lim = limits or Limits()
+        with self._lock:
+            return self._search(position, lim, on_info)
+
+    def _search(self, position: Position, lim: Limits, on_info) -> SearchResult:
+        pos = position.copy()
+        legal = pos.legal_moves()
+        names = [pos.move_name(m) for m in legal]
+        self.ctrl[:] = 0
+        if not legal:
+            return SearchResult(None, None, None, None, 0, 0)
+        if lim.searchmoves:
+            chosen = [m for m, nm in zip(legal, names) if nm in lim.searchmoves]
+            legal = chosen or legal
+        if len(legal) == 1 and not lim.infinite and lim.depth is None and lim.nodes is None:
+            return SearchResult(pos.move_name(legal[0]), None, None, None, 0, 0, [pos.move_name(legal[0])])
+        ev = eval_tables(pos.variant)
+        ss = self._tables()
+        soft, hard = self._budget(pos, lim)
+        max_depth = lim.depth if lim.depth is not None else (MAXPLY - 8 if (lim.infinite or soft or lim.nodes) else 8)
+        max_depth = max(1, min(max_depth, MAXPLY - 8))
+        if lim.nodes:
+            self.ctrl[C_NODE_LIMIT] = lim.nodes
+        timer = None
+        if hard is not None:
+            timer = threading.Timer(hard, self.stop)
+            timer.daemon = True
+            timer.start()
+        t0 = time.perf_counter()
+        best: SearchResult | None = None
+        score = 0
+        try:
+            for depth in range(1, max_depth + 1):
+                if lim.searchmoves and len(legal) < len(names):
+                    v = self._root_subset(pos, ss, ev, depth, legal)
+                else:
+                    window = PARAMS["aspiration"]
+                    alpha, beta = (-INF, INF) if depth < 5 else (score - window, score + window)
+                    while True:
+                        v = int(search_root(pos.pos, pos.tab, ss, ev, depth, alpha, beta))
+                        if self.ctrl[C_STOP]:
+                            break
+                        if v <= alpha:
+                            alpha = max(-INF, alpha - window)
+                            window *= 2
+                        elif v >= beta:
+                            beta = min(INF, beta + window)
+                            window *= 2
+                        else:
+                            break
+                        if window > 1000:
+                            alpha, beta = -INF, INF
+                if self.ctrl[C_STOP] and best is not None:
+                    break
+                pv = [int(self.pv[0, j]) for j in range(int(self.pvlen[0]))]
+                if not pv or pv[0] not in legal:
+                    if best is not None:
+                        break
+                    pv = [legal[0]]
+                score = v
+                pv_names = self._pv_names(pos, pv)
+                elapsed = time.perf_counter() - t0
+                nodes = int(self.ctrl[C_NODES])
+                cp, mate = _score_fields(v)
+                best = SearchResult(pv_names[0], pv_names[1] if len(pv_names) > 1 else None,
+                                    cp, mate, depth, nodes, pv_names)
+                if on_info:
+                    on_info(SearchInfo(depth, int(self.ctrl[C_SELDEPTH]), cp, mate, nodes,
+                                       int(nodes / elapsed) if elapsed > 0 else 0, elapsed,
+                                       pv_names, self.hashfull()))
+                if self.ctrl[C_STOP]:
+                    break
+                if soft is not None and elapsed >= soft * 0.6:
+                    break
+                if mate is not None and not lim.infinite and lim.depth is None and abs(mate) * 2 <= depth:
+                    break
+            if lim.infinite:
+                # an infinite search only returns when stopped
+                while not self.ctrl[C_STOP]:
+                    time.sleep(0.002)
+        finally:
+            if timer:
+                timer.cancel()
+        assert best is not None
+        best.nodes = int(self.ctrl[C_NODES])
+        return best
+
+    def _root_subset(self, pos: Position, ss: SearchTables, ev: EvalTables, depth: int, moves: list[int]) -> int:
+        best_v, best_pv = -INF, [moves[0]]
+        for m in moves:
+            K.make_move(pos.pos, pos.tab, m)
+            v = -int(search_root(pos.pos, pos.tab, ss, ev, depth - 1, -INF, INF)) if depth > 1 else -int(
+                search_root(pos.pos, pos.tab, ss, ev, 0, -INF, INF))
+            K.unmake_move(pos.pos, pos.tab)
+            if self.ctrl[C_STOP]:
+                break
+            if v > best_v:
+                best_v = v
+                best_pv = [m] + [int(self.pv[0, j]) for j in range(int(self.pvlen[0]))]
+        self.pv[0, :len(best_pv)] = best_pv
+        self.pvlen[0] = len(best_pv)
+        return best_v
+
+    def _pv_names(self, pos: Position, pv: list[int]) -> list[str]:
+        """Move names of the PV, cut where a move is not legal (a stale TT line)."""
+        q = pos.copy()
+        out = []
+        for m in pv:
+            if m not in q.legal_moves():
+                break
+            out.append(q.move_name(m))
+            q.push(m)
+        return out
+
+    def hashfull(self) -> int:
+        sample = self.tt_data[:1000]
+        return int((sample >= 0).sum() * 1000 // len(sample))
