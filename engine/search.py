@@ -294,11 +294,12 @@ def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply):
     if ply >= MAXPLY - 1:
         return evaluate(pos, tab, ev)
     checked = K.in_check(tab, pos.bb, pos.st)
-    n = K.generate(pos, tab, ss.moves[ply], False)
-    if n == 0:
-        if checked:
+    if checked:
+        n = K.generate(pos, tab, ss.moves[ply], K.GEN_ALL)
+        if n == 0:
             return mated_in(ply)
-        return mated_in(ply) if tab.cfg[K.CFG_STALEMATE_LOSS] else 0
+    else:
+        n = K.generate(pos, tab, ss.moves[ply], K.GEN_TACTICAL)
     stand = evaluate(pos, tab, ev)
     if not checked:
         if stand >= beta:
@@ -309,8 +310,6 @@ def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply):
     best = stand if not checked else -INF
     for i in range(n):
         m = pick(ss, ply, i, n)
-        if not checked and not is_tactical(pos, tab, m):
-            continue
         K.make_move(pos, tab, m)
         if not checked and tab.cfg[K.CFG_CONVERSION] >= 0:
             # a Cleopatra move that converts nothing is quiet
@@ -388,7 +387,7 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
             if v >= beta:
                 return beta if v >= MATE_BOUND else v
     # Step 5. Generate; no legal move is a terminal verdict
-    n = K.generate(pos, tab, ss.moves[ply], False)
+    n = K.generate(pos, tab, ss.moves[ply], K.GEN_ALL)
     if n == 0:
         if checked or tab.cfg[K.CFG_STALEMATE_LOSS]:
             return mated_in(ply)
@@ -403,13 +402,12 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
         m = pick(ss, ply, i, n)
         tactical = is_tactical(pos, tab, m)
         K.make_move(pos, tab, m)
-        gives_check = K.in_check(tab, pos.bb, pos.st)
         if i == 0:
             v = -negamax(pos, tab, ss, ev, depth - 1, -beta, -alpha, ply + 1, True)
         else:
             r = 0
             if depth >= LMR_MIN_DEPTH and i >= LMR_MIN_MOVES and not tactical and not checked \
-                    and not gives_check:
+                    and not K.in_check(tab, pos.bb, pos.st):
                 r = 1 if i < 8 else 2
                 if pv_node:
                     r -= 1

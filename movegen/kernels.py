@@ -61,6 +61,9 @@ ROW_UNMOVED = 2
 ROW_TYPE = 3
 
 KIND_NORMAL, KIND_EP, KIND_CASTLE = 0, 1, 2
+# generate() modes: all legal moves, only their number, only captures/promotions (and, in
+# conversion variants, every move of the converting piece) for quiescence
+GEN_ALL, GEN_COUNT, GEN_TACTICAL = 0, 1, 2
 MAXMOVES = 1024
 
 
@@ -526,8 +529,12 @@ def _promo_choices(pos, tab, t, us, choices):
 
 
 @kernel
-def generate(pos, tab, out, count_only):
-    """Legal moves of the side to move into out (or only their number when count_only)."""
+def generate(pos, tab, out, mode):
+    """Legal moves of the side to move into out; mode GEN_COUNT only counts them, GEN_TACTICAL
+    keeps captures, promotions and moves of the converting piece."""
+    count_only = mode == GEN_COUNT
+    tactical = mode == GEN_TACTICAL
+    conv = tab.cfg[CFG_CONVERSION]
     bb = pos.bb
     st = pos.st
     cfg = tab.cfg
@@ -573,6 +580,9 @@ def generate(pos, tab, out, count_only):
             m0, m1, c0, c1 = piece_targets(tab, t, us, fr, occ0, occ1, init_ok)
             t0 = (m0 & ~occ0) | (c0 & en0)
             t1 = (m1 & ~occ1) | (c1 & en1)
+            if tactical and t != conv:
+                t0 = (c0 & en0) | (m0 & ~occ0 & tab.promo_zone[t, us, 0])
+                t1 = (c1 & en1) | (m1 & ~occ1 & tab.promo_zone[t, us, 1])
             if (t0 | t1) == ZERO:
                 continue
             pinned = (((pin0 if w == 0 else pin1) >> sh) & ONE) != ZERO
@@ -635,7 +645,7 @@ def generate(pos, tab, out, count_only):
                         out[n] = fr | (eps << 7) | (KIND_EP << 18)
                     n += 1
     # castling
-    if cfg[CFG_CASTLING]:
+    if cfg[CFG_CASTLING] and not tactical:
         for side in range(2):
             kfr = tab.castle[us, side, 0]
             rfr = tab.castle[us, side, 2]
@@ -679,11 +689,11 @@ def perft(pos, tab, depth, moves, stack):
     if depth <= 0:
         return np.int64(1)
     if depth == 1:
-        return np.int64(generate(pos, tab, moves[0], True))
+        return np.int64(generate(pos, tab, moves[0], GEN_COUNT))
     nodes = np.int64(0)
     counts = stack[0]
     index = stack[1]
-    counts[0] = generate(pos, tab, moves[0], False)
+    counts[0] = generate(pos, tab, moves[0], GEN_ALL)
     index[0] = 0
     ply = 0
     while True:
@@ -697,11 +707,11 @@ def perft(pos, tab, depth, moves, stack):
         index[ply] += 1
         make_move(pos, tab, m)
         if ply + 2 == depth:
-            nodes += generate(pos, tab, moves[ply + 1], True)
+            nodes += generate(pos, tab, moves[ply + 1], GEN_COUNT)
             unmake_move(pos, tab)
         else:
             ply += 1
-            counts[ply] = generate(pos, tab, moves[ply], False)
+            counts[ply] = generate(pos, tab, moves[ply], GEN_ALL)
             index[ply] = 0
     return nodes
 

@@ -363,11 +363,11 @@ class Position:
 
     def legal_moves(self) -> list[Move]:
         out = np.zeros(K.MAXMOVES, np.int64)
-        n = K.generate(self.pos, self.tab, out, False)
+        n = K.generate(self.pos, self.tab, out, K.GEN_ALL)
         return [int(m) for m in out[:n]]
 
     def count_legal(self) -> int:
-        return int(K.generate(self.pos, self.tab, np.zeros(1, np.int64), True))
+        return int(K.generate(self.pos, self.tab, np.zeros(1, np.int64), K.GEN_COUNT))
 
     def move_name(self, m: Move) -> str:
         F = self.spec.files

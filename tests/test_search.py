@@ -1,0 +1,158 @@
+"""Search: mates in every royal variant, Ace capture, King conversion, draws, legality,
+and the bench signature's determinism."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from jitfish.engine.search import Engine, Limits
+from jitfish.movegen import Position, variant_names
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine(hash_mb=8)
+
+
+@pytest.mark.parametrize(
+    "variant, fen, mate, best",
+    [
+        # back-rank mate in one
+        ("chess", "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 1, "d1d8"),
+        # scholar's mate
+        ("chess", "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", 1, "h5f7"),
+        # mate in two: 1. Nf6+ gxf6 2. Bxf7# (checked by python-chess below)
+        ("chess", "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1", 2, "d5f6"),
+        # courier: rook to the 8th rank, the king on b6 covers a7 and b7
+        ("courier", "k11/12/1K10/12/12/12/12/11R w - - 0 1", 1, "l1l8"),
+        ("modcourier", "k11/12/1K10/12/12/12/12/11R w - - 0 1", 1, "l1l8"),
+        ("modcourier2", "k11/12/1K10/12/12/12/12/11R w - - 0 1", 1, "l1l8"),
+        ("modcourier3", "k11/12/1K10/12/12/12/12/11R w - - 0 1", 1, "l1l8"),
+    ],
+)
+def test_finds_mate(engine: Engine, variant: str, fen: str, mate: int, best: str | None) -> None:
+    engine.new_game()
+    res = engine.search(Position(variant, fen), Limits(depth=2 * mate + 2))
+    assert res.mate == mate, res
+    if best:
+        assert res.best == best
+    pos = Position(variant, fen)
+    for mv in res.pv[: 2 * mate - 1]:
+        pos.push(mv)
+    assert pos.outcome() is not None and pos.outcome()[1].endswith("mates")
+
+
+def test_chess_mate_in_two_is_real(engine: Engine) -> None:
+    import chess
+
+    fen = "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1"
+    res = engine.search(Position("chess", fen), Limits(depth=6))
+    board = chess.Board(fen)
+    for mv in res.pv[:3]:
+        board.push_uci(mv)
+    assert board.is_checkmate()
+
+
+def test_captures_the_last_ace(engine: Engine) -> None:
+    # Black has one Ace left, on h7; White's Monarch takes it: game over, White wins
+    fen = "8/7a/8/8/8/8/8/AM5A w - - 0 1"
+    engine.new_game()
+    res = engine.search(Position("cowsandbutterflies", fen), Limits(depth=3))
+    assert res.best == "b1h7" and res.mate == 1, res
+    pos = Position("cowsandbutterflies", fen)
+    pos.push(res.best)
+    assert pos.outcome() == ("1-0", "Black's Aces captured")
+
+
+def test_defends_an_attacked_ace(engine: Engine) -> None:
+    # White's last Ace (a1) is attacked by the black Monarch along the first rank: move it
+    # out of the line or block; any move that leaves it attacked loses at once
+    fen = "a6a/8/8/8/8/8/8/A6m w - - 0 1"
+    res = engine.search(Position("cowsandbutterflies", fen), Limits(depth=4))
+    pos = Position("cowsandbutterflies", fen)
+    pos.push(res.best)
+    replies = pos.legal_moves()
+    for r in replies:
+        pos.push(r)
+        assert pos.outcome() is None or pos.outcome()[0] != "0-1"
+        pos.pop()
+
+
+def test_converts_the_king(engine: Engine) -> None:
+    # the Cleopatra on a1 goes to a4 and sees e8 along the diagonal: the black King converts
+    fen = "4k3/8/8/8/8/8/8/Q3K3 w - - 0 1"
+    engine.new_game()
+    res = engine.search(Position("cleopatra", fen), Limits(depth=3))
+    assert res.mate == 1, res
+    pos = Position("cleopatra", fen)
+    pos.push(res.best)
+    assert pos.outcome() == ("1-0", "Black's Kings converted")
+
+
+def test_fifty_move_rule_is_a_draw(engine: Engine) -> None:
+    # a rook up, but the next quiet move reaches 100 plies: every line is a draw
+    fen = "7k/8/8/8/8/8/8/R6K w - - 99 80"
+    res = engine.search(Position("chess", fen), Limits(depth=4))
+    assert res.score_cp == 0, res
+
+
+def test_repetition_is_seen_by_the_search() -> None:
+    from jitfish.engine.search import is_draw
+
+    pos = Position("chess", "k7/p7/P7/8/8/8/8/K7 w - - 0 1")
+    assert not is_draw(pos.pos, pos.tab)
+    for mv in ["a1b1", "a8b8", "b1a1"]:
+        pos.push(mv)
+        assert not is_draw(pos.pos, pos.tab)
+    pos.push("b8a8")  # the start position again, same side to move
+    assert is_draw(pos.pos, pos.tab)
+    assert pos.repetitions() == 1
+
+
+def test_avoids_a_repetition_when_winning(engine: Engine) -> None:
+    # White is a queen up; the position after Qb1-a1 would repeat: the search must not
+    # score that line as a win, so it plays something else
+    pos = Position("chess", "k7/8/8/8/8/8/8/QK6 w - - 0 1")
+    for mv in ["a1b2", "a8a7", "b2a1", "a7a8"]:
+        pos.push(mv)
+    res = engine.search(pos, Limits(depth=5))
+    assert res.score_cp is None or res.score_cp > 300
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_search_returns_legal_moves(engine: Engine, variant: str) -> None:
+    rng = random.Random(7)
+    for game in range(12):
+        pos = Position(variant)
+        for ply in range(rng.randrange(0, 60)):
+            moves = pos.legal_moves()
+            if not moves or pos.outcome():
+                break
+            pos.push(rng.choice(moves))
+        if pos.outcome():
+            continue
+        legal = {pos.move_name(m) for m in pos.legal_moves()}
+        res = engine.search(pos, Limits(nodes=3000))
+        assert res.best in legal, (variant, pos.fen(), res)
+        q = pos.copy()
+        for mv in res.pv:
+            q.push(mv)  # the whole PV is legal
+
+
+def test_one_legal_move_returns_at_once(engine: Engine) -> None:
+    pos = Position("chess", "7k/8/8/8/8/8/R7/1R5K b - - 0 1")  # Kh8-g8? check squares
+    legal = [pos.move_name(m) for m in pos.legal_moves()]
+    res = engine.search(pos, Limits(movetime=5.0))
+    if len(legal) == 1:
+        assert res.best == legal[0] and res.nodes == 0
+    else:
+        assert res.best in legal
+
+
+def test_bench_signature_is_deterministic() -> None:
+    from jitfish.bench.search_bench import run
+
+    a, _ = run(hash_mb=4, depth_delta=-2, verbose=False)
+    b, _ = run(hash_mb=4, depth_delta=-2, verbose=False)
+    assert a == b and a > 0
