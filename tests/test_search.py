@@ -111,10 +111,10 @@ def test_repetition_is_seen_by_the_search() -> None:
 
 
 def test_avoids_a_repetition_when_winning(engine: Engine) -> None:
-    # White is a queen up; the position after Qb1-a1 would repeat: the search must not
-    # score that line as a win, so it plays something else
-    pos = Position("chess", "k7/8/8/8/8/8/8/QK6 w - - 0 1")
-    for mv in ["a1b2", "a8a7", "b2a1", "a7a8"]:
+    # White is a queen up and the position has occurred before; a repeating line scores 0,
+    # so the search must still find a winning score elsewhere
+    pos = Position("chess", "k7/8/8/8/8/8/2Q5/1K6 w - - 0 1")
+    for mv in ["c2d2", "a8b8", "d2c2", "b8a8"]:
         pos.push(mv)
     res = engine.search(pos, Limits(depth=5))
     assert res.score_cp is None or res.score_cp > 300
