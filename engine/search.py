@@ -192,22 +192,6 @@ def is_draw(pos, tab):
 
 
 @kernel
-def bare_king_verdict(pos, tab, ply):
-    """Courier's bare-king rule as a score for the side to move, or 0 if it does not apply."""
-    us = pos.st[K.ST_SIDE]
-    n_us = 0
-    n_them = 0
-    for t in range(tab.cfg[K.CFG_NTYPES]):
-        n_us += pos.cnt[us, t]
-        n_them += pos.cnt[1 - us, t]
-    if n_them <= 1 and n_us >= 2:
-        return mate_in(ply)
-    if n_us <= 1 and n_them >= 3:
-        return mated_in(ply)
-    return 0
-
-
-@kernel
 def is_tactical(pos, tab, m):
     """Captures, promotions and (Cleopatra) Cleopatra moves: the moves quiescence searches."""
     if (m >> 14) & 15:
@@ -289,17 +273,15 @@ def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply):
         return 0
     if ply > ss.ctrl[C_SELDEPTH]:
         ss.ctrl[C_SELDEPTH] = ply
-    if K.is_over(tab, pos.cnt):
-        return mated_in(ply)
+    v = K.verdict(tab, pos.cnt, pos.st[K.ST_SIDE])
+    if v != 0:
+        return mate_in(ply) if v > 0 else mated_in(ply)
     if ply >= MAXPLY - 1:
         return evaluate(pos, tab, ev)
     checked = K.in_check(tab, pos.bb, pos.st)
-    if checked:
-        n = K.generate(pos, tab, ss.moves[ply], K.GEN_ALL)
-        if n == 0:
-            return mated_in(ply)
-    else:
-        n = K.generate(pos, tab, ss.moves[ply], K.GEN_TACTICAL)
+    n = K.generate(pos, tab, ss.moves[ply], np.int64(K.GEN_ALL) if checked else np.int64(K.GEN_TACTICAL))
+    if checked and n == 0:
+        return mated_in(ply)
     stand = evaluate(pos, tab, ev)
     if not checked:
         if stand >= beta:
@@ -341,17 +323,14 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
     if ply > 0:
         if is_draw(pos, tab):
             return 0
-        if tab.cfg[K.CFG_BARE_KING]:
-            v = bare_king_verdict(pos, tab, ply)
-            if v != 0:
-                return v
         # mate distance pruning
         alpha = max(alpha, mated_in(ply))
         beta = min(beta, mate_in(ply + 1))
         if alpha >= beta:
             return alpha
-    if K.is_over(tab, pos.cnt):
-        return mated_in(ply)
+    v = K.verdict(tab, pos.cnt, pos.st[K.ST_SIDE])
+    if v != 0:
+        return mate_in(ply) if v > 0 else mated_in(ply)
     if ply >= MAXPLY - 2:
         return evaluate(pos, tab, ev)
     # Step 2. Check extension, then quiescence at the horizon
@@ -376,18 +355,18 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
                     or (bound == BOUND_UPPER and tscore <= alpha):
                 return tscore
     # Step 4. Null move pruning (not in check, not in PV, with pieces besides pawns)
-    if allow_null and not pv_node and not checked and depth >= NULL_MIN_DEPTH and ply > 0:
+    if allow_null != 0 and not pv_node and not checked and depth >= NULL_MIN_DEPTH and ply > 0:
         ev_static = evaluate(pos, tab, ev)
         if ev_static >= beta and abs(beta) < MATE_BOUND and has_pieces(pos, tab):
             K.make_null(pos, tab)
-            v = -negamax(pos, tab, ss, ev, depth - 1 - NULL_R, -beta, -beta + 1, ply + 1, False)
+            v = -negamax(pos, tab, ss, ev, depth - 1 - NULL_R, -beta, -beta + 1, ply + 1, np.int64(0))
             K.unmake_null(pos, tab)
             if ss.ctrl[C_STOP]:
                 return 0
             if v >= beta:
                 return beta if v >= MATE_BOUND else v
     # Step 5. Generate; no legal move is a terminal verdict
-    n = K.generate(pos, tab, ss.moves[ply], K.GEN_ALL)
+    n = K.generate(pos, tab, ss.moves[ply], np.int64(K.GEN_ALL))
     if n == 0:
         if checked or tab.cfg[K.CFG_STALEMATE_LOSS]:
             return mated_in(ply)
@@ -403,7 +382,7 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
         tactical = is_tactical(pos, tab, m)
         K.make_move(pos, tab, m)
         if i == 0:
-            v = -negamax(pos, tab, ss, ev, depth - 1, -beta, -alpha, ply + 1, True)
+            v = -negamax(pos, tab, ss, ev, depth - 1, -beta, -alpha, ply + 1, np.int64(1))
         else:
             r = 0
             if depth >= LMR_MIN_DEPTH and i >= LMR_MIN_MOVES and not tactical and not checked \
@@ -411,11 +390,11 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
                 r = 1 if i < 8 else 2
                 if pv_node:
                     r -= 1
-            v = -negamax(pos, tab, ss, ev, depth - 1 - r, -alpha - 1, -alpha, ply + 1, True)
+            v = -negamax(pos, tab, ss, ev, depth - 1 - r, -alpha - 1, -alpha, ply + 1, np.int64(1))
             if v > alpha and r > 0:
-                v = -negamax(pos, tab, ss, ev, depth - 1, -alpha - 1, -alpha, ply + 1, True)
+                v = -negamax(pos, tab, ss, ev, depth - 1, -alpha - 1, -alpha, ply + 1, np.int64(1))
             if v > alpha and v < beta:
-                v = -negamax(pos, tab, ss, ev, depth - 1, -beta, -alpha, ply + 1, True)
+                v = -negamax(pos, tab, ss, ev, depth - 1, -beta, -alpha, ply + 1, np.int64(1))
         K.unmake_move(pos, tab)
         if ss.ctrl[C_STOP]:
             return 0
@@ -469,7 +448,7 @@ def has_pieces(pos, tab):
 @kernel
 def search_root(pos, tab, ss, ev, depth, alpha, beta):
     ss.ctrl[C_SELDEPTH] = 0
-    return negamax(pos, tab, ss, ev, np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(0), True)
+    return negamax(pos, tab, ss, ev, np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(0), np.int64(1))
 
 
 # ---------------------------------------------------------------------------------------------

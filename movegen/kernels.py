@@ -24,6 +24,9 @@ Move encoding (fits an int32)::
     bits 14..17  promotion type + 1 (0: no promotion)
     bits 18..19  kind: 0 normal, 1 en passant, 2 castling
 
+Kernels take no literal constants as arguments (numba compiles one copy of the callee per
+literal value): constants are passed as ``np.int64(...)``.
+
 Legality.  Variants with ``check`` generate pseudo-legal targets per piece and keep a target
 when it cannot expose the royal piece: not in check and the piece is not pinned (pins are
 found once per node from the enemy riders that see the king through one own piece) -> legal
@@ -135,7 +138,7 @@ def piece_targets(tab, t, c, s, occ0, occ1, init_ok):
     c0 = ZERO
     c1 = ZERO
     for k in range(tab.comp_lo[t, c], tab.comp_hi[t, c]):
-        if tab.comp_init[k] and not init_ok:
+        if tab.comp_init[k] and init_ok == 0:
             continue
         a0, a1 = component_targets(tab, tab.comp_kind[k], tab.comp_idx[k], s, occ0, occ1)
         mod = tab.comp_mod[k]
@@ -193,20 +196,46 @@ def in_check(tab, bb, st):
 
 
 @kernel
-def is_over(tab, cnt):
-    """A variant rule decided the game: a side lost every piece of an extinction type."""
+def verdict(tab, cnt, us):
+    """A variant rule has decided the game: -1 the side to move (us) has lost, +1 it has won,
+    0 the game goes on.  Such positions have no legal moves.
+
+    Extinction: a side with no piece of the extinction types left has lost (Aces captured,
+    King converted).  Bare king (courier, as Fairy-Stockfish): a side left with its king alone
+    loses, except that the bared side to move may still bare a lone-piece opponent: the side
+    to move wins when the other is bare and it has two pieces or more; it loses when it is
+    bare and the other has three or more.
+    """
     mask = tab.cfg[CFG_EXT_MASK]
-    if mask == 0:
-        return False
     T = tab.cfg[CFG_NTYPES]
-    for c in range(2):
-        left = 0
+    if mask != 0:
+        left_us = 0
+        left_them = 0
         for t in range(T):
             if (mask >> t) & 1:
-                left += cnt[c, t]
-        if left == 0:
-            return True
-    return False
+                left_us += cnt[us, t]
+                left_them += cnt[1 - us, t]
+        if left_us == 0:
+            return -1
+        if left_them == 0:
+            return 1
+    if tab.cfg[CFG_BARE_KING]:
+        n_us = 0
+        n_them = 0
+        for t in range(T):
+            n_us += cnt[us, t]
+            n_them += cnt[1 - us, t]
+        if n_them <= 1 and n_us >= 2:
+            return 1
+        if n_us <= 1 and n_them >= 3:
+            return -1
+    return 0
+
+
+@kernel
+def is_over(tab, cnt, us):
+    """The game is decided by a variant rule (see verdict)."""
+    return verdict(tab, cnt, us) != 0
 
 
 @kernel
@@ -376,7 +405,7 @@ def make_move(pos, tab, m):
     if nt == tab.cfg[CFG_CONVERSION]:
         occ0 = bb[0, 0] | bb[1, 0]
         occ1 = bb[0, 1] | bb[1, 1]
-        m0, m1, a0, a1 = piece_targets(tab, nt, us, to, occ0, occ1, False)
+        m0, m1, a0, a1 = piece_targets(tab, nt, us, to, occ0, occ1, np.int64(0))
         conv0 = a0 & bb[them, 0] & ~bb[ROW_TYPE + nt, 0]
         conv1 = a1 & bb[them, 1] & ~bb[ROW_TYPE + nt, 1]
         for w in range(2):
@@ -489,13 +518,13 @@ def unmake_null(pos, tab):
 
 
 @kernel
-def _emit_targets(out, n, fr, b0, b1, promo, kind):
+def _emit_targets(out, n, fr, b0, b1, promo):
     for w in range(2):
         b = b0 if w == 0 else b1
         while b:
             s = lsb(b) + 64 * w
             b &= b - ONE
-            out[n] = fr | (s << 7) | (promo << 14) | (kind << 18)
+            out[n] = fr | (s << 7) | (promo << 14)
             n += 1
     return n
 
@@ -538,7 +567,7 @@ def generate(pos, tab, out, mode):
     bb = pos.bb
     st = pos.st
     cfg = tab.cfg
-    if is_over(tab, pos.cnt):
+    if is_over(tab, pos.cnt, pos.st[ST_SIDE]):
         return 0
     us = st[ST_SIDE]
     them = 1 - us
@@ -574,9 +603,11 @@ def generate(pos, tab, out, mode):
             pieces &= pieces - ONE
             t = (pos.board[fr] - 1) >> 1
             sh = np.uint64(fr & 63)
-            init_ok = ((tab.init_zone[t, us, w] >> sh) & ONE) != ZERO and (
+            init_ok = np.int64(0)
+            if ((tab.init_zone[t, us, w] >> sh) & ONE) != ZERO and (
                 tab.init_tracked[t] == 0 or ((bb[ROW_UNMOVED, w] >> sh) & ONE) != ZERO
-            )
+            ):
+                init_ok = np.int64(1)
             m0, m1, c0, c1 = piece_targets(tab, t, us, fr, occ0, occ1, init_ok)
             t0 = (m0 & ~occ0) | (c0 & en0)
             t1 = (m1 & ~occ1) | (c1 & en1)
@@ -602,9 +633,9 @@ def generate(pos, tab, out, mode):
                 if count_only:
                     n += popcount(t0) + popcount(t1) + nch * (popcount(z0) + popcount(z1))
                 else:
-                    n = _emit_targets(out, n, fr, t0, t1, 0, KIND_NORMAL)
+                    n = _emit_targets(out, n, fr, t0, t1, np.int64(0))
                     for k in range(nch):
-                        n = _emit_targets(out, n, fr, z0, z1, choices[k] + 1, KIND_NORMAL)
+                        n = _emit_targets(out, n, fr, z0, z1, choices[k] + 1)
                 continue
             for w2 in range(2):
                 b = t0 if w2 == 0 else t1
@@ -688,15 +719,26 @@ def perft(pos, tab, depth, moves, stack):
     """
     if depth <= 0:
         return np.int64(1)
-    if depth == 1:
-        return np.int64(generate(pos, tab, moves[0], GEN_COUNT))
+    # one call site of generate (each call site costs numba/LLVM a full copy to compile)
     nodes = np.int64(0)
     counts = stack[0]
     index = stack[1]
-    counts[0] = generate(pos, tab, moves[0], GEN_ALL)
-    index[0] = 0
     ply = 0
+    descend = True
     while True:
+        if descend:
+            last = ply + 1 == depth
+            n = generate(pos, tab, moves[ply], np.int64(GEN_COUNT) if last else np.int64(GEN_ALL))
+            descend = False
+            if last:
+                nodes += n
+                if ply == 0:
+                    break
+                unmake_move(pos, tab)
+                ply -= 1
+                continue
+            counts[ply] = n
+            index[ply] = 0
         if index[ply] >= counts[ply]:
             if ply == 0:
                 break
@@ -706,13 +748,8 @@ def perft(pos, tab, depth, moves, stack):
         m = moves[ply, index[ply]]
         index[ply] += 1
         make_move(pos, tab, m)
-        if ply + 2 == depth:
-            nodes += generate(pos, tab, moves[ply + 1], GEN_COUNT)
-            unmake_move(pos, tab)
-        else:
-            ply += 1
-            counts[ply] = generate(pos, tab, moves[ply], GEN_ALL)
-            index[ply] = 0
+        ply += 1
+        descend = True
     return nodes
 
 

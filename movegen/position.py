@@ -441,8 +441,9 @@ class Position:
         return bool(K.in_check(self.tab, self.pos.bb, self.pos.st))
 
     def is_over(self) -> bool:
-        """Decided by a variant rule (no Ace left, King converted): no legal moves."""
-        return bool(K.is_over(self.tab, self.pos.cnt))
+        """Decided by a variant rule (no Ace left, King converted, courier's bare king):
+        no legal moves."""
+        return bool(K.is_over(self.tab, self.pos.cnt, self.pos.st[K.ST_SIDE]))
 
     def repetitions(self) -> int:
         """How often the current position (pieces, side, rights, en passant) occurred before,
@@ -464,28 +465,23 @@ class Position:
         us = self.turn
         colour = ("White", "Black")
         win = ("1-0", "0-1")
-        if self.is_over():
-            for c in (0, 1):
-                left = sum(int(self.pos.cnt[c, spec.letters.index(ch)]) for ch in spec.extinction)
+        v = int(K.verdict(self.tab, self.pos.cnt, us))
+        if v:
+            winner = us if v > 0 else 1 - us
+            loser = 1 - winner
+            if spec.extinction:
+                left = sum(int(self.pos.cnt[loser, spec.letters.index(ch)]) for ch in spec.extinction)
                 if left == 0:
                     what = "/".join(spec.piece(ch).name.capitalize() + "s" for ch in spec.extinction)
                     verb = "converted" if spec.conversion else "captured"
-                    return win[1 - c], f"{colour[c]}'s {what} {verb}"
+                    return win[winner], f"{colour[loser]}'s {what} {verb}"
+            return win[winner], f"{colour[loser]} has a bare king"
         if self.count_legal() == 0:
             if self.is_check():
                 return win[1 - us], f"{colour[1 - us]} mates"
             if spec.stalemate == "loss":
                 return win[1 - us], f"{colour[us]} is stalemated"
             return "1/2-1/2", "Stalemate"
-        if spec.bare_king == "loss":
-            # Fairy-Stockfish's courier rule: a side with only its king left loses, unless the
-            # bared side is to move and the opponent has just one piece besides its king
-            # (it may bare it back at once)
-            n = [int(self.pos.cnt[c].sum()) for c in (0, 1)]
-            if n[1 - us] <= 1 and n[us] >= 2:
-                return win[us], f"{colour[1 - us]} has a bare king"
-            if n[us] <= 1 and n[1 - us] >= 3:
-                return win[1 - us], f"{colour[us]} has a bare king"
         if int(self.pos.st[K.ST_HALF]) >= spec.fifty_move_plies:
             return "1/2-1/2", "50-move rule"
         if self.repetitions() >= 2:
