@@ -1,0 +1,158 @@
+"""Texel tuning of piece values from jitfish's own self-play games.
+
+    python -m jitfish.bench.tune --variant courier --games 200 --nodes 3000 --seed 1 [--write]
+
+1. Self-play: ``--games`` games from random balanced openings (``--opening-plies`` random
+   legal plies from the start, seeded), each move searched with ``--nodes`` nodes, played
+   to the variant's verdict or adjudicated as a draw at ``--max-plies``.
+2. Positions: every position after the opening where the side to move is not in check,
+   labelled with the game's result (1, 0.5, 0 from White's side).
+3. Fit: the static evaluation's material values (all other terms fixed) minimise
+   ``sum (result - sigmoid(K * eval / 400))**2`` (Texel's method: K fitted first, then one
+   coordinate at a time, steps of 10 then 5 centipawns, until no step helps; a value moves at
+   most ``--max-change`` (a fraction) from its current one, so small samples cannot run away).
+4. Prints the old and new values and the error; ``--write`` stores them in
+   ``eval/weights/<variant>.toml`` (the file keeps its other keys).
+
+Every number comes from the command line, so a run is reproducible from it.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def self_play(variant: str, games: int, nodes: int, opening_plies: int, max_plies: int, seed: int):
+    from tqdm import tqdm
+
+    from jitfish.engine.search import Engine, Limits
+    from jitfish.movegen import Position
+
+    rng = random.Random(seed)
+    eng = Engine(hash_mb=8)
+    samples: list[tuple[np.ndarray, np.ndarray, float]] = []  # (board, cnt, result)
+    for _ in tqdm(range(games), desc=f"self-play {variant}", unit="game", file=sys.stderr):
+        pos = Position(variant)
+        eng.new_game()
+        for _ in range(opening_plies):
+            moves = pos.legal_moves()
+            if not moves or pos.outcome():
+                break
+            pos.push(rng.choice(moves))
+        seen = []
+        result = 0.5
+        while True:
+            out = pos.outcome()
+            if out is not None:
+                result = {"1-0": 1.0, "0-1": 0.0}.get(out[0], 0.5)
+                break
+            if len(pos.history) >= max_plies:
+                break
+            if not pos.is_check():
+                seen.append((pos.pos.cnt.copy(), pos.pos.board.copy(), pos.turn))
+            res = eng.search(pos, Limits(nodes=nodes))
+            pos.push(res.best)
+        for cnt, board, turn in seen:
+            samples.append((cnt, board, result))
+    return samples
+
+
+def fit(variant: str, samples, steps=(10, 5), max_change: float = 0.3):
+    from jitfish.eval import eval_tables
+    from jitfish.movegen import load_variant
+
+    ev = eval_tables(load_variant(variant))
+    T = len(ev.value)
+    # eval from White's side = material (fitted) + the fixed square terms
+    diff = np.array([s[0][0] - s[0][1] for s in samples], np.float64)  # (N, T) count difference
+    rest = np.array([sum(int(ev.psq[int(c), q]) for q, c in enumerate(s[1]) if c)
+                     for s in samples], np.float64) - diff @ ev.value
+    y = np.array([s[2] for s in samples], np.float64)
+    values = ev.value.astype(np.float64).copy()
+
+    def error(v, k):
+        e = diff @ v + rest
+        return float(np.mean((y - 1.0 / (1.0 + 10 ** (-k * e / 400.0))) ** 2))
+
+    ks = np.linspace(0.2, 3.0, 57)
+    k = float(ks[int(np.argmin([error(values, kk) for kk in ks]))])
+    best = error(values, k)
+    start = best
+    for step in steps:
+        improved = True
+        while improved:
+            improved = False
+            for t in range(T):
+                if ev.value[t] == 0:
+                    continue  # royal pieces (value 0) are never traded
+                for d in (step, -step):
+                    trial = values.copy()
+                    trial[t] += d
+                    if abs(trial[t] - ev.value[t]) > max_change * ev.value[t]:
+                        continue
+                    e = error(trial, k)
+                    if e < best - 1e-9:
+                        values, best, improved = trial, e, True
+                        break
+    return ev.value.copy(), values.astype(np.int64), k, start, best
+
+
+def write_values(variant: str, values) -> Path:
+    from jitfish.eval import WEIGHTS_DIR
+    from jitfish.movegen import load_spec
+
+    spec = load_spec(variant)
+    path = WEIGHTS_DIR / f"{spec.name}.toml"
+    lines = path.read_text().splitlines()
+    letters = spec.letters
+    current = None
+    out = []
+    written = set()
+    for line in lines:
+        s = line.strip()
+        if s.startswith("[pieces.") and s.endswith("]"):
+            current = s[len("[pieces."):-1]
+        elif current and s.startswith("value") and "=" in s and current in letters:
+            line = f"value = {int(values[letters.index(current)])}"
+            written.add(current)
+        out.append(line)
+    for t, ch in enumerate(letters):
+        if ch not in written:
+            out += ["", f"[pieces.{ch}]", f"value = {int(values[t])}"]
+    path.write_text("\n".join(out) + "\n")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m jitfish.bench.tune", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--variant", default="chess")
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--nodes", type=int, default=3000, help="search nodes per move in self-play")
+    ap.add_argument("--opening-plies", type=int, default=6)
+    ap.add_argument("--max-plies", type=int, default=300, help="adjudicate a draw after this many plies")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--max-change", type=float, default=0.3, help="largest relative change of a value (default 0.3)")
+    ap.add_argument("--write", action="store_true", help="store the fitted values in the weights file")
+    args = ap.parse_args(argv)
+    samples = self_play(args.variant, args.games, args.nodes, args.opening_plies, args.max_plies, args.seed)
+    if not samples:
+        print("Error: no positions collected", file=sys.stderr)
+        return 1
+    old, new, k, e0, e1 = fit(args.variant, samples, max_change=args.max_change)
+    from jitfish.movegen import load_spec
+
+    letters = load_spec(args.variant).letters
+    print(f"{len(samples)} positions, K = {k:.2f}, error {e0:.5f} -> {e1:.5f}")
+    for t, ch in enumerate(letters):
+        print(f"  {ch}: {int(old[t]):5d} -> {int(new[t]):5d}")
+    if args.write:
+        print(f"written to {write_values(args.variant, new)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
