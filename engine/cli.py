@@ -1,8 +1,11 @@
 """The ``jitfish`` command.
 
+    jitfish                          the engine: XBoard/CECP or UCI on stdin (protocol/loop.py)
     jitfish perft DEPTH [--variant NAME] [--fen FEN] [--divide]
     jitfish variants
-    jitfish bench perft [...]        (see bench/perft_bench.py)
+    jitfish bench [...]              search signature and speed (bench/search_bench.py)
+    jitfish bench perft [...]        perft against fairy-stockfish (bench/perft_bench.py)
+    jitfish match ...                engine-vs-engine matches (see engine/match.py)
 """
 from __future__ import annotations
 
@@ -63,9 +66,17 @@ def _variants(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from jitfish.bench.perft_bench import main as bench_main
+    if args.rest[:1] == ["perft"]:
+        from jitfish.bench.perft_bench import main as perft_main
 
-    return bench_main(args.rest)
+        return perft_main(args.rest[1:])
+    if args.rest[:1] == ["nps"]:
+        from jitfish.bench.search_nps import main as nps_main
+
+        return nps_main(args.rest[1:])
+    from jitfish.bench.search_bench import main as search_main
+
+    return search_main(args.rest)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,13 +97,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_perft)
     v = sub.add_parser("variants", help="list the variants jitfish plays")
     v.set_defaults(func=_variants)
-    b = sub.add_parser("bench", help="benchmarks (perft against fairy-stockfish)")
-    b.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark (try: bench perft --help)")
+    b = sub.add_parser("bench", help="search node signature and speed; 'bench perft': perft against fairy-stockfish",
+                       description="jitfish bench [--hash MB]: fixed positions of every variant searched to fixed "
+                                   "depths; prints 'Nodes: N' (deterministic) and nodes/s. "
+                                   "jitfish bench perft [--runs N]: perft speed against fairy-stockfish.")
+    b.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark (try: bench --help, bench perft --help)")
     b.set_defaults(func=_bench)
+    from jitfish.engine.match import add_match_parser  # jitfish match (engine/match.py)
+
+    add_match_parser(sub)
     return ap
 
 
 def main(argv: list[str] | None = None) -> int:
+    if not (sys.argv[1:] if argv is None else argv):
+        # no arguments: the engine (XBoard/CECP or UCI, picked by the first command on stdin)
+        from jitfish.protocol.loop import main as engine_main
+
+        return engine_main()
     ap = build_parser()
     args = ap.parse_args(argv)
     if not getattr(args, "command", None):
