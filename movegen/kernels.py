@@ -424,6 +424,20 @@ def make_move(pos, tab, m):
             clr1 |= conv1
     ub[UB_CONV0] = conv0
     ub[UB_CONV1] = conv1
+    if tab.cfg[CFG_CASTLING]:
+        # castling bits count only in complete pairs (king and rook both unmoved), so that the
+        # key depends only on what the FEN's castling field shows
+        for c in range(2):
+            ks = tab.castle[c, 0, 0]
+            r0 = tab.castle[c, 0, 2]
+            r1 = tab.castle[c, 1, 2]
+            rooks0 = tab.sqbit[r0, 0] | tab.sqbit[r1, 0]
+            rooks1 = tab.sqbit[r0, 1] | tab.sqbit[r1, 1]
+            king_left = ((un0 & ~clr0) & tab.sqbit[ks, 0]) | ((un1 & ~clr1) & tab.sqbit[ks, 1])
+            rooks_left = ((un0 & ~clr0) & rooks0) | ((un1 & ~clr1) & rooks1)
+            if king_left == ZERO or rooks_left == ZERO:
+                clr0 |= tab.sqbit[ks, 0] | rooks0
+                clr1 |= tab.sqbit[ks, 1] | rooks1
     if (un0 & clr0) | (un1 & clr1):
         h ^= _unmoved_key(tab, un0 & clr0, un1 & clr1)
         bb[ROW_UNMOVED, 0] = un0 & ~clr0

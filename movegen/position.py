@@ -3,9 +3,9 @@
 >>> from jitfish.movegen import Position
 >>> pos = Position("courier")
 >>> pos.perft(2)
-784
->>> pos.push("g4g5"); pos.fen()
-'rnebmk1wbenr/1ppppp1pppp1/6f5/p5P4p/P10P/6F5/1PPPPP1PPPP1/RNEBMK1WBENR b - - 0 1'
+678
+>>> pos.push("f2f3"); pos.fen()
+'rnebmk1wbenr/1ppppp1pppp1/6f5/p5p4p/P5P4P/5PF5/1PPPP2PPPP1/RNEBMK1WBENR b - - 0 1'
 """
 from __future__ import annotations
 
@@ -53,6 +53,7 @@ def square_name(s: Square, files: int) -> str:
     return "abcdefghijklmnop"[s % files] + str(s // files + 1)
 
 
+_DIGITS = "0123456789"
 _SQ = re.compile(r"([a-p])(\d{1,2})$")
 
 
@@ -79,9 +80,9 @@ def _parse_placement(text: str, spec: VariantSpec) -> dict[Square, tuple[int, in
         j = 0
         while j < len(row):
             ch = row[j]
-            if ch.isdigit():
+            if ch in _DIGITS:
                 k = j
-                while k < len(row) and row[k].isdigit():
+                while k < len(row) and row[k] in _DIGITS:
                     k += 1
                 n = int(row[j:k])
                 if n == 0:
@@ -152,7 +153,7 @@ class Position:
         self.variant = variant if isinstance(variant, Variant) else load_variant(variant)
         self.tab = self.variant.tables
         self.spec = self.variant.spec
-        self.set_fen(fen or self.spec.start_fen)
+        self.set_fen(self.spec.start_fen if fen is None else fen)
 
     # -- FEN -------------------------------------------------------------------------------
 
@@ -172,7 +173,7 @@ class Position:
         if len(parts) < 2:
             raise FenError("FEN needs at least the board and the side to move")
         # XBoard may send "board side half full" without rights and en passant
-        if len(parts) == 4 and parts[2].isdigit() and parts[3].isdigit():
+        if len(parts) == 4 and re.fullmatch(r"[0-9]+", parts[2]) and re.fullmatch(r"[0-9]+", parts[3]):
             parts = [parts[0], parts[1], "-", "-", parts[2], parts[3]]
         while len(parts) < 6:
             parts.append(["-", "-", "0", "1"][len(parts) - 2])
@@ -180,9 +181,9 @@ class Position:
         pieces = _parse_placement(placement, spec)
         if side not in ("w", "b"):
             raise FenError(f"side to move must be w or b, not {side!r}")
-        if not half.isdigit():
+        if not re.fullmatch(r"[0-9]+", half):
             raise FenError(f"halfmove clock must be a number >= 0, not {half!r}")
-        if not full.isdigit() or int(full) < 1:
+        if not re.fullmatch(r"[0-9]+", full) or int(full) < 1:
             raise FenError(f"fullmove number must be a number >= 1, not {full!r}")
         F, R = spec.files, spec.ranks
         T = len(spec.pieces)
