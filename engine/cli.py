@@ -116,6 +116,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return engine_main()
     ap = build_parser()
+    raw = sys.argv[1:] if argv is None else argv
+    if raw[:1] == ["bench"] and len(raw) > 1 and raw[1] not in ("-h", "--help") or raw[:2] == ["bench", "perft"]:
+        # the benchmarks parse their own options (argparse's REMAINDER drops leading dashes)
+        return int(_bench(argparse.Namespace(rest=raw[1:])) or 0)
     args = ap.parse_args(argv)
     if not getattr(args, "command", None):
         ap.print_help()

@@ -114,19 +114,27 @@ def evaluate(pos, tab, ev):
     """Static evaluation from the side to move: material and square terms, safety, tempo."""
     s = np.int64(0)
     bb = pos.bb
+    occ0 = bb[0, 0] | bb[1, 0]
+    occ1 = bb[0, 1] | bb[1, 1]
     for w in range(2):
         b = bb[0, w] | bb[1, w]
         while b:
             sq = lsb(b) + 64 * w
             b &= b - K.ONE
-            s += ev.psq[pos.board[sq], sq]
+            code = pos.board[sq]
+            s += ev.psq[code, sq]
+            t = (code - 1) >> 1
+            mob = ev.mobility[t]
+            if mob != 0:
+                c = (code - 1) & 1
+                m0, m1, c0, c1 = K.piece_targets(tab, t, c, sq, occ0, occ1, np.int64(0))
+                n = K.popcount(((m0 & ~occ0) | (c0 & bb[1 - c, 0]))) + K.popcount(((m1 & ~occ1) | (c1 & bb[1 - c, 1])))
+                s += mob * n if c == 0 else -mob * n
     us = pos.st[K.ST_SIDE]
     if us == 1:
         s = -s
     st_type = ev.params[P_SAFETY_TYPE]
     if st_type >= 0:
-        occ0 = bb[0, 0] | bb[1, 0]
-        occ1 = bb[0, 1] | bb[1, 1]
         for c in range(2):
             p0 = bb[K.ROW_TYPE + st_type, 0] & bb[c, 0]
             p1 = bb[K.ROW_TYPE + st_type, 1] & bb[c, 1]

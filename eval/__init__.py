@@ -5,13 +5,15 @@ file).  Keys:
 
 - ``tempo``: bonus for the side to move.
 - ``[pieces.X]`` with ``value`` (material), ``centre`` (per step nearer the board's centre,
-  Chebyshev distance), ``advance`` (per rank beyond the piece's own second rank).
+  Chebyshev distance), ``advance`` (per rank beyond the piece's own second rank),
+  ``mobility`` (per square the piece can move to or capture on, own pieces excluded).
 - ``safety_piece``, ``safety_penalty``: each piece of that type standing attacked by the enemy
   costs the penalty (Aces in Cows and Butterflies, the King under a Cleopatra's eye).
 
 Layout handed to the kernel (``EvalTables``): ``psq`` (2T + 2, 128) int64, the value of piece
 code on square from White's side (Black's entries negative), ``value`` (T,) int64 material for
-move ordering, ``params`` (8,) int64: ``[tempo, safety_type or -1, safety_penalty, ...]``.
+move ordering, ``mobility`` (T,) int64 weight per target square, ``params`` (8,) int64:
+``[tempo, safety_type or -1, safety_penalty, ...]``.
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY = 0, 1, 2
 class EvalTables(NamedTuple):
     psq: np.ndarray
     value: np.ndarray
+    mobility: np.ndarray
     params: np.ndarray
 
 
@@ -72,16 +75,18 @@ def _build(variant: Variant) -> EvalTables:
     T = len(spec.pieces)
     psq = np.zeros((2 * T + 2, 128), np.int64)
     value = np.zeros(T, np.int64)
+    mobility = np.zeros(T, np.int64)
     cx, cy = (F - 1) / 2, (R - 1) / 2
     far = max(cx, cy)
     for t, p in enumerate(spec.pieces):
         pw = w.get("pieces", {}).get(p.letter)
         if pw is None:
             raise ValueError(f"weights for {spec.name}: no entry for piece {p.letter}")
-        unknown = set(pw) - {"value", "centre", "advance"}
+        unknown = set(pw) - {"value", "centre", "advance", "mobility"}
         if unknown:
             raise ValueError(f"weights for {spec.name}: pieces.{p.letter}: unknown keys {sorted(unknown)}")
         value[t] = int(pw.get("value", 0))
+        mobility[t] = int(pw.get("mobility", 0))
         for s in range(F * R):
             f, r = s % F, s // F
             near = far - max(abs(f - cx), abs(r - cy))
@@ -94,4 +99,4 @@ def _build(variant: Variant) -> EvalTables:
     sp = w.get("safety_piece", "")
     params[P_SAFETY_TYPE] = spec.letters.index(sp) if sp else -1
     params[P_SAFETY_PENALTY] = int(w.get("safety_penalty", 0))
-    return EvalTables(psq, value, params)
+    return EvalTables(psq, value, mobility, params)

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel, lsb, msb, popcount
+from ._jit import kernel, lsb, msb, popcount  # noqa: F401  (popcount re-exported for eval)
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
