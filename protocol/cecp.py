@@ -1,0 +1,786 @@
+"""XBoard/CECP v2 (the Chess Engine Communication Protocol) for every jitfish variant.
+
+Built to what xboard 4.9.1 really does (``/work/shared/XBOARD.md``). The session is a state
+machine driven by ``EngineLoop``: one input line or one finished search at a time.
+
+- ``protover 2``: ``feature done=0`` at once; the full feature line and ``done=1`` once the
+  kernels are ready (``pong`` and every command that needs the engine also wait for them).
+- Variants XBoard does not know are defined on ``variant NAME`` with ``setup`` and one
+  ``piece`` line per piece (``xbvariant.py``). ``courier`` is XBoard's own: its start array has
+  full pawn rows, so a game starts there unless the GUI sends ``setboard``.
+- Bad input never changes the position: ``Illegal move (REASON): MOVE`` for a move that cannot
+  be played, ``Error (REASON): COMMAND`` for anything else.
+- Results are claimed with the reason after the move that ends the game:
+  ``move a2a3`` then ``1-0 {Black's Aces captured}``.
+- ``ping`` while the engine thinks on its own move is answered after the move (as the protocol
+  asks); while pondering or analysing it is answered at once.
+- Pondering (``hard``): after its move the engine searches the position after the expected
+  reply; when that reply comes the ponder search stops and a timed search starts on the real
+  position, which finds the ponder search's work in the hash table.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import re
+from typing import TYPE_CHECKING, Any
+
+from .xbvariant import XB_BUILTIN, read_xboard_fen, unshowable, xboard_names, xboard_pawn, xboard_variant
+
+if TYPE_CHECKING:
+    from .loop import EngineLoop
+
+__all__ = ["CecpSession", "parse_level"]
+
+log = logging.getLogger("jitfish.protocol")
+
+_MOVE = re.compile(r"^[a-p]\d{1,2}[a-p]\d{1,2}[a-z]?$")
+_SIZE_PREFIX = re.compile(r"^\d+x\d+(\+\d+)?_")
+MATE_SCORE = 100000  # XBoard's convention: 100000 + N is mate in N moves
+
+
+MAX_SECONDS = 1e7  # longer clocks are capped (and overflow timers)
+
+
+def _seconds(text: str) -> float:
+    """A finite, non-negative number of seconds (ValueError otherwise), capped at MAX_SECONDS."""
+    x = float(text)
+    if not math.isfinite(x) or x < 0:
+        raise ValueError(f"{text!r} is not a time")
+    return min(x, MAX_SECONDS)
+
+
+def parse_level(args: list[str]) -> tuple[int, float, float]:
+    """``level MPS BASE INC`` -> (moves per session, base seconds, increment seconds).
+
+    >>> parse_level(["40", "5", "0"]), parse_level(["0", "0:30", "0.5"])
+    ((40, 300.0, 0.0), (0, 30.0, 0.5))
+    """
+    if len(args) != 3:
+        raise ValueError("level needs MPS BASE INC")
+    mps = int(args[0])
+    if mps < 0:
+        raise ValueError("level values must be >= 0")
+    if ":" in args[1]:
+        m, s = args[1].split(":", 1)
+        base = _seconds(str(int(m) * 60 + _seconds(s)))
+    else:
+        base = _seconds(str(_seconds(args[1]) * 60))
+    return mps, base, _seconds(args[2])
+
+
+class CecpSession:
+    """One XBoard/CECP conversation."""
+
+    # commands answered without waiting for the kernels
+    _EARLY = {"xboard", "protover", "accepted", "rejected", "post", "nopost", "hard", "easy",
+              "random", "computer", "name", "rating", "ics", "level", "st", "sd", "nps", "time",
+              "otim", "quit", "?", ".", "draw", "bk", "hint", "cores", "white", "black"}
+
+    def __init__(self, loop: "EngineLoop"):
+        self.loop = loop
+        self.host = loop.host
+        self.write = loop.out
+        self.protover = 1
+        self.variant = "chess"
+        self.pos: Any = None  # jitfish.movegen.Position, made once the kernels are ready
+        self.force = False
+        self.engine_side: int | None = 1
+        self.game_over = False
+        # clocks and limits
+        self.mps, self.base, self.inc = 0, 300.0, 0.0
+        self.have_level = False
+        self.my_time: float | None = None
+        self.opp_time: float | None = None
+        self.st: float | None = None
+        self.sd: int | None = None
+        self.nps: int | None = None
+        self.move_overhead = 0.05
+        self.xboard_safe = False  # play only moves XBoard 4.9.1 can show (option)
+        # output and search modes
+        self.post = False
+        self.ponder = False
+        self.analyzing = False
+        self.mode = "idle"  # idle | think | ponder | analyze | perft
+        self.job = None
+        self.ponder_move: str | None = None
+        self.pending_pongs: list[str] = []
+        self.last_info = None
+        self.last_score: int | None = None
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    def error(self, reason: str, command: str) -> None:
+        self.write(f"Error ({reason}): {command}".rstrip())
+
+    def illegal(self, reason: str, move: str) -> None:
+        self.write((f"Illegal move ({reason}): {move}" if reason else f"Illegal move: {move}").rstrip())
+
+    def internal_error(self, exc: BaseException, line: str) -> None:
+        self.error(f"internal error: {type(exc).__name__}", line.strip())
+
+    def close(self) -> None:
+        self._abort()
+
+    def _ready(self) -> bool:
+        """Wait for the kernels; False if ``quit`` came first."""
+        if not self.host.wait_ready(self.loop.quit):
+            return False
+        if self.pos is None:
+            self._set_variant(self.variant)
+        return True
+
+    def _position(self, canonical: str, fen: str | None = None):
+        from jitfish.movegen import Position
+
+        if fen is None:
+            return Position(canonical, xboard_variant(canonical).start_fen)
+        return read_xboard_fen(canonical, fen)
+
+    def _set_variant(self, canonical: str) -> None:
+        self.variant = canonical
+        self._set_pos(self._position(canonical))
+
+    def _set_pos(self, pos) -> None:
+        self.pos = pos
+        self.game_over = False
+        self.ponder_move = None
+        self.xb_pawn = xboard_pawn(pos.spec.name)
+        self.xb_half = [int(pos.fen().split()[4])]
+
+    def _push(self, move) -> None:
+        """Play a move, keeping XBoard's own 50-move count (it resets on its pawn slot only)."""
+        pos = self.pos
+        from jitfish.movegen import kernels as K
+
+        m = pos.parse_move(move) if isinstance(move, str) else move
+        code = int(pos.pos.board[K.move_from(m)])
+        pawn = pos.spec.pieces[(code - 1) >> 1].letter == self.xb_pawn
+        before = int(pos.pos.cnt.sum())
+        pos.push(m)
+        capture = int(pos.pos.cnt.sum()) < before
+        self.xb_half.append(0 if pawn or capture else self.xb_half[-1] + 1)
+
+    def _pop(self) -> None:
+        self.pos.pop()
+        self.xb_half.pop()
+
+    # -- dispatch --------------------------------------------------------------------------
+
+    def handle(self, line: str) -> bool:
+        """Handle one command line; False when the session ends (``quit``)."""
+        cmd, _, rest = line.partition(" ")
+        rest = rest.strip()
+        if cmd == "quit":
+            self._abort()
+            return False
+        if cmd not in self._EARLY and not self._ready():
+            return False
+        fn = getattr(self, "cmd_" + cmd.replace("?", "qm").replace(".", "dot"), None)
+        if fn is None or cmd in ("qm", "dot"):
+            if _MOVE.match(cmd) and not rest:
+                self.cmd_usermove(cmd)
+            else:
+                self.error("unknown command", line)
+            return True
+        fn(rest)
+        return True
+
+    # -- start-up and features -------------------------------------------------------------
+
+    def cmd_xboard(self, rest: str) -> None:
+        pass  # no prompt to turn off
+
+    def cmd_protover(self, rest: str) -> None:
+        try:
+            self.protover = int(rest)
+        except ValueError:
+            self.error("bad protocol version", f"protover {rest}")
+            return
+        if self.protover < 2:
+            return
+        self.write("feature done=0")
+        if not self.host.wait_ready(self.loop.quit):
+            return
+        from jitfish import __version__
+
+        variants = ",".join(xboard_names())
+        feats = [
+            "ping=1", "setboard=1", "usermove=1", "time=1", "draw=1", "sigint=0", "sigterm=0",
+            "reuse=1", "analyze=1", "colors=0", "playother=1", "nps=1", "memory=1", "smp=1",
+            "debug=1", "exclude=0", "pause=0", "san=0",
+            f'myname="jitfish {__version__}"', f'variants="{variants}"',
+        ]
+        self.write("feature " + " ".join(feats))
+        self.write('feature option="Move Overhead -spin 50 0 5000"')
+        self.write('feature option="Clear Hash -button"')
+        self.write('feature option="XBoard Safe Moves -check 0"')
+        if self.host.error:
+            self.write(f"# jitfish: search unavailable ({self.host.error}); see the log")
+        self.write("feature done=1")
+
+    def cmd_accepted(self, rest: str) -> None:
+        pass
+
+    def cmd_rejected(self, rest: str) -> None:
+        log.info("feature rejected: %s", rest)
+
+    def _ignore(self, rest: str) -> None:
+        pass
+
+    cmd_random = cmd_computer = cmd_name = cmd_rating = cmd_ics = cmd_bk = cmd_hint = _ignore
+
+    def cmd_cores(self, rest: str) -> None:
+        try:
+            n = int(rest)
+            if n < 1:
+                raise ValueError
+        except ValueError:
+            self.error("bad core count", f"cores {rest}")
+            return
+        log.info("cores %d: the search uses one thread", n)
+
+    def cmd_memory(self, rest: str) -> None:
+        try:
+            mb = int(rest)
+            if mb < 1:
+                raise ValueError
+        except ValueError:
+            self.error("bad memory size", f"memory {rest}")
+            return
+        self.host.set_hash(min(mb, 4096))
+
+    def cmd_option(self, rest: str) -> None:
+        name, eq, value = rest.partition("=")
+        name = name.strip()
+        if name == "Move Overhead" and eq:
+            try:
+                ms = int(value)
+                if not 0 <= ms <= 5000:
+                    raise ValueError
+            except ValueError:
+                self.error("bad option value", f"option {rest}")
+                return
+            self.move_overhead = ms / 1000
+        elif name == "XBoard Safe Moves" and value.strip() in ("0", "1"):
+            self.xboard_safe = value.strip() == "1"
+        elif name == "Clear Hash":
+            self._abort_unless_analyzing()
+            self.host.new_game()
+        else:
+            self.error("unknown option", f"option {rest}")
+
+    # -- game set-up -----------------------------------------------------------------------
+
+    def cmd_new(self, rest: str) -> None:
+        self._abort()
+        self.analyzing = False
+        self._set_variant("chess")
+        self.force = False
+        self.engine_side = 1
+        self.sd = None
+        self.ponder_move = None
+        self.host.new_game()
+
+    def cmd_variant(self, rest: str) -> None:
+        from jitfish.movegen import VariantError
+        from jitfish.movegen.spec import resolve_name
+
+        name = _SIZE_PREFIX.sub("", rest.strip())
+        try:
+            canonical = XB_BUILTIN.get(name) or resolve_name(name)
+        except VariantError:
+            self.error("unknown variant", f"variant {rest}")
+            return
+        self._abort()
+        self._set_variant(canonical)
+        xbv = xboard_variant(canonical)
+        for line in xbv.setup_lines:
+            self.write(line)
+        if canonical == "cleopatra":
+            self.write("# cleopatra: XBoard 4.9.1 cannot show conversions; play it with `jitfish match`")
+        self._restart_analysis()
+
+    def cmd_setboard(self, rest: str) -> None:
+        from jitfish.movegen import FenError
+
+        try:
+            if not rest.strip():
+                raise FenError("empty FEN")
+            pos = self._position(self.variant, rest)
+        except FenError as exc:
+            self.error(f"bad FEN: {exc}", f"setboard {rest}")
+            return
+        self._abort_unless_analyzing()
+        self._set_pos(pos)
+        self._restart_analysis()
+
+    def cmd_force(self, rest: str) -> None:
+        if self.mode in ("think", "ponder"):
+            self._abort()
+        self.force = True
+        self.engine_side = None
+
+    def cmd_go(self, rest: str) -> None:
+        if self.mode in ("think", "perft"):
+            self.error("command not legal now: already thinking", "go")
+            return
+        self.analyzing = False  # `go` ends an analysis
+        self._abort()
+        self.force = False
+        self.engine_side = self.pos.turn
+        self._think()
+
+    def cmd_playother(self, rest: str) -> None:
+        if self.mode in ("think", "perft"):
+            self.error("command not legal now: already thinking", "playother")
+            return
+        self.analyzing = False
+        self._abort()
+        self.force = False
+        self.engine_side = 1 - self.pos.turn
+
+    def cmd_white(self, rest: str) -> None:  # protocol 1; XBoard does not send it with colors=0
+        self._abort()
+        self.engine_side = 1
+
+    def cmd_black(self, rest: str) -> None:
+        self._abort()
+        self.engine_side = 0
+
+    def cmd_result(self, rest: str) -> None:
+        self._abort()
+        self.game_over = True
+        self.ponder_move = None
+
+    # -- moves -----------------------------------------------------------------------------
+
+    def cmd_usermove(self, rest: str) -> None:
+        from jitfish.movegen import MoveError
+
+        text = rest.strip()
+        if self.mode == "think":
+            self.illegal("not your move: the engine is thinking", text)
+            return
+        if self.mode == "perft":
+            self._abort()
+        if not self.force and self.engine_side is not None and self.pos.turn == self.engine_side:
+            self.illegal("not your move", text)
+            return
+        try:
+            move = self.pos.parse_move(text)
+        except MoveError as exc:
+            self.illegal(_reason(exc), text)
+            return
+        name = self.pos.move_name(move)
+        expected = self.ponder_move
+        self.ponder_move = None
+        if self.mode == "ponder":
+            self._abort()  # a ponder hit or miss: the search restarts with real limits
+            log.info("ponder %s: %s", "hit" if name == expected else "miss", name)
+        self._push(move)
+        if self.analyzing:
+            self._restart_analysis()
+            return
+        if not self.force and self.engine_side == self.pos.turn and not self.game_over:
+            self._think()
+
+    def cmd_undo(self, rest: str) -> None:
+        self._take_back(1, "undo")
+
+    def cmd_remove(self, rest: str) -> None:
+        self._take_back(2, "remove")
+
+    def _take_back(self, n: int, command: str) -> None:
+        if len(self.pos.history) < n:
+            self.error("command not legal now: no move to take back", command)
+            return
+        self._abort_unless_analyzing()
+        for _ in range(n):
+            self._pop()
+        self.game_over = False
+        self.ponder_move = None
+        self._restart_analysis()
+
+    # -- clocks and limits -----------------------------------------------------------------
+
+    def cmd_level(self, rest: str) -> None:
+        try:
+            self.mps, self.base, self.inc = parse_level(rest.split())
+        except ValueError as exc:
+            self.error(f"bad time control: {exc}", f"level {rest}")
+            return
+        self.have_level = True
+        self.st = None
+
+    def cmd_st(self, rest: str) -> None:
+        try:
+            st = _seconds(rest)
+            if st <= 0:
+                raise ValueError
+        except ValueError:
+            self.error("bad time per move", f"st {rest}")
+            return
+        self.st = st
+
+    def cmd_sd(self, rest: str) -> None:
+        try:
+            sd = min(int(rest), 1000)
+            if sd < 1:
+                raise ValueError
+        except ValueError:
+            self.error("bad depth", f"sd {rest}")
+            return
+        self.sd = sd
+
+    def cmd_nps(self, rest: str) -> None:
+        try:
+            nps = min(int(rest), 10**12)
+            if nps < 0:
+                raise ValueError
+        except ValueError:
+            self.error("bad nodes per second", f"nps {rest}")
+            return
+        self.nps = nps or None
+
+    def _centis(self, rest: str, command: str) -> float | None:
+        try:
+            return min(int(rest) / 100, MAX_SECONDS)
+        except ValueError:
+            self.error("bad time", f"{command} {rest}")
+            return None
+
+    def cmd_time(self, rest: str) -> None:
+        t = self._centis(rest, "time")
+        if t is not None:
+            self.my_time = t
+
+    def cmd_otim(self, rest: str) -> None:
+        t = self._centis(rest, "otim")
+        if t is not None:
+            self.opp_time = t
+
+    def _limits(self):
+        from jitfish.engine.search import Limits
+
+        lim = Limits(move_overhead=self.move_overhead)
+        side = self.pos.turn
+        budget = None
+        if self.st is not None:
+            lim.movetime = self.st
+            budget = self.st
+        else:
+            mine = self.my_time if self.my_time is not None else (self.base if self.have_level else None)
+            if mine is not None:
+                theirs = self.opp_time if self.opp_time is not None else mine
+                if side == 0:
+                    lim.wtime, lim.btime, lim.winc, lim.binc = mine, theirs, self.inc, self.inc
+                else:
+                    lim.btime, lim.wtime, lim.binc, lim.winc = mine, theirs, self.inc, self.inc
+                if self.mps:
+                    done = (self._fullmove() - 1) % self.mps
+                    lim.movestogo = self.mps - done
+                mtg = lim.movestogo or 30
+                budget = max(0.01, mine - self.move_overhead) / (mtg + 2) + self.inc * 0.75
+            elif self.sd is None:
+                lim.movetime = 5.0  # no clock at all: do not think forever
+                budget = 5.0
+        if self.sd is not None:
+            lim.depth = self.sd
+        if self.xboard_safe:
+            moves = self.pos.legal_moves()
+            safe = [self.pos.move_name(m) for m in moves if not unshowable(self.pos, m)]
+            if 0 < len(safe) < len(moves):
+                lim.searchmoves = safe
+        if self.nps and budget is not None:
+            # XBoard's node-count clock: the budget becomes a node count, the clocks go
+            lim.nodes = max(1, min(int(self.nps * budget), 2**62))
+            lim.movetime = lim.wtime = lim.btime = lim.winc = lim.binc = lim.movestogo = None
+        return lim
+
+    def _fullmove(self) -> int:
+        try:
+            return int(self.pos.fen().split()[5])
+        except (IndexError, ValueError):
+            return 1
+
+    # -- thinking --------------------------------------------------------------------------
+
+    def _claim(self) -> bool:
+        """If the game is over, say so (once) and return True.
+
+        XBoard checks result claims against its own rules and scores a claim it cannot
+        confirm as a loss for the claimer ("False win claim"). So a verdict XBoard cannot see
+        is never claimed by the winner: for an extinction (Cows and Butterflies' Aces, the
+        Cleopatra's King) the losing engine resigns instead, and a 50-move draw is claimed only
+        once XBoard's own count (which resets on its pawn-slot piece and captures) is there too.
+        """
+        out = self.pos.outcome()
+        if out is None:
+            return False
+        if self.game_over:
+            return True
+        self.game_over = True
+        result, reason = out
+        if self.pos.is_over():  # an extinction: the side to move has lost
+            if self.engine_side == self.pos.turn:
+                self.write("resign")
+            else:
+                log.info("not claiming %s {%s}: XBoard cannot check it; the loser resigns", result, reason)
+            return True
+        if reason == "50-move rule" and self.xb_half[-1] < 100:
+            self.game_over = False  # XBoard would call it a false claim: play on
+            return False
+        self.write(f"{result} {{{reason}}}")
+        return True
+
+    def _think(self) -> None:
+        if self.host.engine is None:
+            self.error(f"search unavailable: {self.host.error}", "go")
+            return
+        if self.game_over or self._claim():
+            return
+        limits = self._limits()
+        pos = self.pos.copy()
+        engine = self.host.engine
+
+        def fn(job):
+            return engine.search(pos, limits, self._info_printer(job))
+
+        self.mode = "think"
+        self.job = self.host.run("think", fn, self._done_cb())
+        log.info("think %s %s", self.pos.fen(), limits)
+
+    def _ponder(self) -> None:
+        if not self.ponder or self.force or self.analyzing or self.game_over or self.ponder_move is None:
+            return
+        if self.host.engine is None:
+            return
+        from jitfish.engine.search import Limits
+        from jitfish.movegen import MoveError
+
+        pos = self.pos.copy()
+        try:
+            pos.push(self.ponder_move)
+        except MoveError:
+            self.ponder_move = None
+            return
+        if pos.outcome() is not None:
+            self.ponder_move = None
+            return
+        engine = self.host.engine
+
+        def fn(job):
+            return engine.search(pos, Limits(infinite=True), self._info_printer(job))
+
+        self.mode = "ponder"
+        self.job = self.host.run("ponder", fn, self._done_cb())
+
+    def _analyze(self) -> None:
+        if self.host.engine is None:
+            self.error(f"search unavailable: {self.host.error}", "analyze")
+            return
+        if self.pos.outcome() is not None:
+            self.mode = "idle"
+            return
+        from jitfish.engine.search import Limits
+
+        pos = self.pos.copy()
+        engine = self.host.engine
+
+        def fn(job):
+            return engine.search(pos, Limits(infinite=True), self._info_printer(job, always=True))
+
+        self.mode = "analyze"
+        self.job = self.host.run("analyze", fn, self._done_cb())
+
+    def _info_printer(self, job, always: bool = False):
+        """The search's ``on_info``: thinking output while ``post`` is on (always in analysis)."""
+
+        def on_info(info) -> None:
+            if job.aborted:
+                return  # its result will be dropped: stay quiet
+            self.last_info = info
+            if info.mate is not None:
+                score = MATE_SCORE + info.mate if info.mate > 0 else -MATE_SCORE + info.mate
+            else:
+                score = info.score_cp or 0
+            if job.kind == "think":
+                self.last_score = score
+            if self.post or always:
+                self.write(f"{info.depth} {score} {int(info.time * 100)} {info.nodes} "
+                           f"{info.seldepth} {info.nps}\t{' '.join(info.pv)}")
+
+        return on_info
+
+    def _done_cb(self):
+        def done(job) -> None:
+            self.loop.post(lambda: self._job_done(job))
+
+        return done
+
+    def _job_done(self, job) -> None:
+        if job is not self.job:
+            return  # an aborted search: its result is stale
+        self.job = None
+        mode, self.mode = self.mode, "idle"
+        if mode == "think":
+            self._move(job)
+        elif mode == "analyze" and self.analyzing:
+            pass  # an analysis only ends when stopped
+        self._flush_pongs()
+
+    def _move(self, job) -> None:
+        res = job.result
+        best = res.best if res is not None else None
+        if job.error is not None or best is None:
+            if self._claim():
+                return
+            moves = self.pos.legal_moves()
+            if not moves:
+                return
+            best = self.pos.move_name(moves[0])  # search failed: a legal move beats a lost game
+            log.error("search failed (%s); playing %s", job.error, best)
+            res = None
+        self._push(best)
+        self.write(f"move {best}")
+        self._flush_pongs()
+        if self._claim():
+            return
+        self.ponder_move = res.ponder if res is not None else None
+        self._ponder()
+
+    def _flush_pongs(self) -> None:
+        while self.pending_pongs:
+            self.write(f"pong {self.pending_pongs.pop(0)}")
+
+    def _abort(self) -> None:
+        """Stop any search without moving; its result is dropped."""
+        if self.job is not None:
+            self.job.aborted = True
+            self.job = None
+            self.host.abort()
+        self.mode = "idle"
+        self._flush_pongs()
+
+    def _abort_unless_analyzing(self) -> None:
+        if self.mode != "analyze":
+            self._abort()
+
+    def _restart_analysis(self) -> None:
+        if self.analyzing:
+            if self.job is not None:
+                self.job.aborted = True
+                self.job = None
+                self.host.abort()
+            self._analyze()
+
+    # -- commands during a search ----------------------------------------------------------
+
+    def cmd_qm(self, rest: str) -> None:  # `?`: move now
+        if self.mode == "think":
+            self.host.stop()
+
+    def cmd_ping(self, rest: str) -> None:
+        if self.mode == "think":
+            self.pending_pongs.append(rest)
+        else:
+            self.write(f"pong {rest}")
+
+    def cmd_draw(self, rest: str) -> None:
+        score = self.last_score
+        if score is not None and score <= -150 and not self.force:
+            self.write("offer draw")
+
+    def cmd_hard(self, rest: str) -> None:
+        self.ponder = True
+
+    def cmd_easy(self, rest: str) -> None:
+        self.ponder = False
+        if self.mode == "ponder":
+            self._abort()
+
+    def cmd_post(self, rest: str) -> None:
+        self.post = True
+
+    def cmd_nopost(self, rest: str) -> None:
+        self.post = False
+
+    def cmd_analyze(self, rest: str) -> None:
+        self._abort()
+        self.analyzing = True
+        self.force = True
+        self.engine_side = None
+        self._analyze()
+
+    def cmd_exit(self, rest: str) -> None:
+        if not self.analyzing:
+            self.error("command not legal now: not analysing", "exit")
+            return
+        self.analyzing = False
+        self._abort()
+
+    def cmd_dot(self, rest: str) -> None:  # `.`: analysis status
+        if self.mode != "analyze":
+            return
+        info = self.last_info
+        if info is None:
+            self.write("stat01: 0 0 0 0 0")
+            return
+        move = info.pv[0] if info.pv else ""
+        n = self.pos.count_legal()
+        self.write(f"stat01: {int(info.time * 100)} {info.nodes} {info.depth} 0 {n} {move}")
+
+    def cmd_fen(self, rest: str) -> None:  # not CECP: the current position, as a comment line
+        self.write(f"# fen {self.pos.fen()}")
+
+    # -- perft -----------------------------------------------------------------------------
+
+    def cmd_perft(self, rest: str) -> None:
+        try:
+            depth = int(rest)
+            if not 1 <= depth <= 12:
+                raise ValueError
+        except ValueError:
+            self.error("bad depth (1..12)", f"perft {rest}")
+            return
+        if self.mode in ("think", "perft"):
+            self.error("command not legal now: searching", f"perft {rest}")
+            return
+        self._abort_unless_analyzing()
+        if self.mode == "analyze":
+            self.error("command not legal now: analysing", f"perft {rest}")
+            return
+        pos = self.pos.copy()
+        write = self.write
+
+        def fn(job):
+            return run_perft(pos, depth, write, job.stop_requested)
+
+        self.mode = "perft"
+        self.job = self.host.run("perft", fn, self._done_cb())
+
+
+def run_perft(pos: Any, depth: int, write, stop) -> int | None:
+    """Divide lines ``MOVE: COUNT`` then ``Nodes searched: N``; None if stopped."""
+    total = 0
+    for m in pos.legal_moves():
+        if stop.is_set():
+            write("perft stopped")
+            return None
+        pos.push(m)
+        n = pos.perft(depth - 1)
+        pos.pop()
+        write(f"{pos.move_name(m)}: {n}")
+        total += n
+    write(f"Nodes searched: {total}")
+    return total
+
+
+def _reason(exc: Exception) -> str:
+    """MoveError text -> the short reason XBoard shows (``no piece on e3``)."""
+    text = str(exc)
+    m = re.match(r"(illegal move|malformed move) ('[^']*'|\S+)(: (.*))?$", text)
+    if m:
+        return m.group(4) or ("" if m.group(1) == "illegal move" else m.group(1))
+    return text
