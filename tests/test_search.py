@@ -24,8 +24,9 @@ def engine() -> Engine:
         ("chess", "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", 1, "h5f7"),
         # mate in two: 1. Nf6+ gxf6 2. Bxf7# (checked by python-chess below)
         ("chess", "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1", 2, "d5f6"),
-        # courier: rook to the 8th rank, the king on b6 covers a7 and b7
-        ("courier", "k11/12/1K10/12/12/12/12/11R w - - 0 1", 1, "l1l8"),
+        # courier: rook to the 8th rank, the king on b6 covers a7 and b7 (Black keeps a pawn:
+        # with a bare king it would already have lost by courier's bare-king rule)
+        ("courier", "k11/7p4/1K10/12/12/12/12/11R w - - 0 1", 1, "l1l8"),
         ("modcourier", "k11/12/1K10/12/12/12/12/11R w - - 0 1", 1, "l1l8"),
         ("modcourier2", "k11/12/1K10/12/12/12/12/11R w - - 0 1", 1, "l1l8"),
         ("modcourier3", "k11/12/1K10/12/12/12/12/11R w - - 0 1", 1, "l1l8"),
