@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import math
-import os
 import queue
 import random
 import re
@@ -32,7 +31,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 from jitfish.protocol.client import (
     Engine, EngineConfig, EngineCrashed, EngineError, EngineRejectedMove, EngineTimeout,

@@ -10,8 +10,11 @@ machine driven by ``EngineLoop``: one input line or one finished search at a tim
   full pawn rows, so a game starts there unless the GUI sends ``setboard``.
 - Bad input never changes the position: ``Illegal move (REASON): MOVE`` for a move that cannot
   be played, ``Error (REASON): COMMAND`` for anything else.
-- Results are claimed with the reason after the move that ends the game:
-  ``move a2a3`` then ``1-0 {Black's Aces captured}``.
+- Results are claimed with the reason after the move that ends the game (``move d1h5`` then
+  ``1-0 {White mates}``), but only when XBoard can confirm them (see ``_claim``): an extinction
+  win is not claimed, the losing engine resigns.
+- XBoard's FENs for our variants are read leniently (``xbvariant.read_xboard_fen``); the option
+  ``XBoard Safe Moves`` keeps the engine from choosing a move XBoard 4.9.1 cannot show.
 - ``ping`` while the engine thinks on its own move is answered after the move (as the protocol
   asks); while pondering or analysing it is answered at once.
 - Pondering (``hard``): after its move the engine searches the position after the expected

@@ -25,7 +25,7 @@ import pytest
 
 from jitfish.engine import cli
 from jitfish.engine.match import (
-    FatalMatchError, GameRecord, MoveRecord, build_config, engine_config, load_openings,
+    GameRecord, MoveRecord, build_config, engine_config, load_openings,
     move_san, parse_move_text, random_opening, read_pgn, replay_game, replay_pgn, _require_matplotlib,
 )
 from jitfish.movegen import MoveError, Position, variant_names
@@ -70,6 +70,12 @@ def score(out: str) -> tuple[int, int, int, int]:
     assert w + l_ + d == n
     assert m.group(6) == f"{(w + d / 2) / n:.3f}"
     return w, l_, d, n
+
+
+# Endings of a game played on a clock by real engines: a flag fall is a result (fast time
+# controls on a loaded machine); a crash, a hang, an illegal or rejected move is a failure, of an
+# engine or of the client, and fails the test.
+CLOCKED_ENDS = ("normal", "adjudication", "time forfeit")
 
 
 def games_of(path: Path) -> list:
@@ -331,6 +337,22 @@ def test_random_movers_play_every_variant(capsys, tmp_path, variant):
     assert games[0].moves[:2] == games[1].moves[:2]
 
 
+def test_moves_per_period_and_increment_reach_the_engines(capsys, tmp_path):
+    """``--tc 3/2+0.5``: 3 moves in 2 s, 0.5 s added per move; the UCI side sees movestogo count
+    down and its clock refilled after the third move, the CECP side gets ``level 3 0:02 0.5``."""
+    log = tmp_path / "debug.log"
+    rc, out, err = match(capsys, "--variant", "chess", "--games", "1", "--tc", "3/2+0.5", "--maxmoves", "8",
+                         "--engine", f"cmd={eng('random_uci.py', '--seed', '1')},name=u,proto=uci",
+                         "--engine", f"cmd={eng('random_cecp.py', '--seed', '2')},name=x", "--debug", str(log))
+    assert rc == 0, err
+    text = log.read_text()
+    assert " x > level 3 0:02 0.5" in text
+    gos = re.findall(r" u > go wtime (\d+) btime \d+ winc 500 binc 500 movestogo (\d+)", text)
+    assert [int(m) for _, m in gos[:5]] == [3, 2, 1, 3, 2]
+    wtime = [int(t) for t, _ in gos]
+    assert wtime[0] == 2000 and 2000 < wtime[1] <= 2500 and wtime[3] > wtime[2] + 2000
+
+
 def test_engine_without_setboard_gets_edit(capsys, tmp_path):
     """Fairy-Max has no setboard: the position is sent with ``edit`` (and Black to move via the
     protocol's dummy move), here from an opening file whose positions have Black to move."""
@@ -483,7 +505,7 @@ def test_fairymax_vs_sjaakii_in_chess(capsys, tmp_path):
     w, l_, d, n = score(out)
     assert n == 2 and "Fairy-Max" in last_line(out) and "Sjaak II" in last_line(out)
     for g in games_of(pgn):
-        assert g.tags["Termination"] in ("normal", "adjudication"), g.comments[-1]
+        assert g.tags["Termination"] in CLOCKED_ENDS, g.comments[-1]
         assert replay_game(g).ok
         _python_chess_agrees(g)
     for game in iter(lambda f=open(pgn): chess.pgn.read_game(f), None):
@@ -501,7 +523,7 @@ def test_fairymax_vs_fairy_stockfish_in_courier(capsys, tmp_path):
     assert rc == 0, err
     assert score(out)[3] == 2
     for g in games_of(pgn):
-        assert g.tags["Termination"] in ("normal", "adjudication"), g.comments[-1]
+        assert g.tags["Termination"] in CLOCKED_ENDS, g.comments[-1]
         assert g.tags["FEN"].startswith("rnebmk1wbenr/1ppppp1pppp1/6f5/p5p4p/")
         assert replay_game(g).ok
 
@@ -514,7 +536,7 @@ def test_sjaakii_vs_fairy_stockfish_cecp_in_courier(capsys, tmp_path):
     assert rc == 0, err
     assert score(out)[3] == 2
     for g in games_of(pgn):
-        assert g.tags["Termination"] in ("normal", "adjudication"), g.comments[-1]
+        assert g.tags["Termination"] in CLOCKED_ENDS, g.comments[-1]
         assert replay_game(g).ok
 
 
@@ -619,5 +641,5 @@ def test_jitfish_vs_fairy_stockfish_in_courier(capsys, tmp_path):
     assert rc == 0, err
     assert score(out)[3] == 2
     for g in games_of(pgn):
-        assert g.tags["Termination"] in ("normal", "adjudication"), g.comments[-1]
+        assert g.tags["Termination"] in CLOCKED_ENDS, g.comments[-1]
         assert replay_game(g).ok

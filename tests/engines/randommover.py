@@ -127,6 +127,7 @@ def cecp(m: Mover, first: str | None) -> None:
     pending = [first] if first else []
     edit_colour = 0
     editing = False
+    edit_board: dict[str, str] = {}
 
     def lines():
         while True:
