@@ -23,36 +23,17 @@ from __future__ import annotations
 import re
 import threading
 import time
-from dataclasses import dataclass, field
 
+from jitfish.engine.search import SearchInfo, SearchResult
 from jitfish.protocol.host import EngineHost
 from jitfish.protocol.loop import EngineLoop, Output
 
 NOISE = re.compile(r"^(\d+ -?\d+ \d+ \d+ |info depth )")
 
 
-@dataclass
-class FakeInfo:
-    depth: int
-    seldepth: int
-    score_cp: int | None
-    mate: int | None
-    nodes: int
-    nps: int
-    time: float
-    pv: list[str]
-    hashfull: int
-
-
-@dataclass
-class FakeResult:
-    best: str | None
-    ponder: str | None
-    score_cp: int | None
-    mate: int | None
-    depth: int
-    nodes: int
-    pv: list[str] = field(default_factory=list)
+# the real result types: the stand-in differs only in how it finds its moves
+FakeInfo = SearchInfo
+FakeResult = SearchResult
 
 
 class FakeEngine:
