@@ -442,7 +442,8 @@ def epd_lines():
         for line in lines:
             if line.startswith("#") or not line.strip():
                 continue
-            fen, *depths = (p.strip() for p in line.split(";"))
+            body = line.split(" # ", 1)[0]  # a trailing comment names the line's witness
+            fen, *depths = (p.strip() for p in body.split(";"))
             counts = {int(d.split()[0][1:]): int(d.split()[1]) for d in depths}
             out.append((variant, fen, counts))
     return out
