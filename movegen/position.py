@@ -483,6 +483,11 @@ class Position:
             if spec.stalemate == "loss":
                 return win[1 - us], f"{colour[us]} is stalemated"
             return "1/2-1/2", "Stalemate"
+        if spec.insufficient_material:
+            import chess  # python-chess decides FIDE's insufficient material (RULES.md: chess as python-chess)
+
+            if chess.Board(self.fen()).is_insufficient_material():
+                return "1/2-1/2", "Insufficient material"
         if int(self.pos.st[K.ST_HALF]) >= spec.fifty_move_plies:
             return "1/2-1/2", "50-move rule"
         if self.repetitions() >= 2:

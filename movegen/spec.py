@@ -51,6 +51,7 @@ VARIANT_KEYS: dict[str, tuple[type, Any]] = {
     "stalemate": (str, "draw"),
     "bare_king": (str, "none"),
     "fifty_move_plies": (int, 100),
+    "insufficient_material": (bool, False),
     "pieces": (dict, {}),
 }
 PIECE_KEYS: dict[str, tuple[type, Any]] = {
@@ -114,6 +115,7 @@ class VariantSpec:
     stalemate: str
     bare_king: str
     fifty_move_plies: int
+    insufficient_material: bool = False
     source: str = field(default="", compare=False)
 
     @property
@@ -351,5 +353,6 @@ def load_spec(name_or_path: str | Path) -> VariantSpec:
         castling_rook=vals["castling_rook"], castling_king_files=vals["castling_king_files"],
         castling_checks=vals["castling_checks"], rights_field=vals["rights_field"],
         stalemate=vals["stalemate"], bare_king=vals["bare_king"],
-        fifty_move_plies=vals["fifty_move_plies"], source=str(path),
+        fifty_move_plies=vals["fifty_move_plies"],
+        insufficient_material=vals["insufficient_material"], source=str(path),
     )
