@@ -558,12 +558,12 @@ class GameRecord:
             if i == len(self.moves) - 1 and self.reason:
                 comment = f"{comment}, {self.reason}" if comment else self.reason
             if comment:
-                tokens.append("{" + comment.replace("}", ")") + "}")
+                tokens.append("{" + _comment_text(comment) + "}")
             if ply_side == 1:
                 n += 1
             ply_side ^= 1
         if not self.moves and self.reason:
-            tokens.append("{" + self.reason.replace("}", ")") + "}")
+            tokens.append("{" + _comment_text(self.reason) + "}")
         tokens.append(self.result)
         lines, cur = [], ""
         for tok in tokens:
@@ -574,6 +574,11 @@ class GameRecord:
                 cur = f"{cur} {tok}" if cur else tok
         lines.append(cur)
         return "\n".join(out) + "\n\n" + "\n".join(lines) + "\n"
+
+
+def _comment_text(text: str) -> str:
+    """Comment text safe inside PGN braces (a comment cannot hold ``{`` or ``}``)."""
+    return text.replace("{", "(").replace("}", ")").replace("\n", " ")
 
 
 @dataclass
@@ -626,7 +631,15 @@ def read_pgn(text: str) -> list[PgnGame]:
 
 
 def _open_comment(text: str) -> bool:
-    return text.count("{") > text.count("}")
+    """Whether ``text`` ends inside a ``{...}`` comment (comments do not nest: the first ``}``
+    closes one, a ``{`` inside it is text)."""
+    inside = False
+    for ch in text:
+        if ch == "{" and not inside:
+            inside = True
+        elif ch == "}" and inside:
+            inside = False
+    return inside
 
 
 def _movetext(text: str) -> tuple[list[str], list[str], str]:
@@ -691,12 +704,20 @@ class ReplayReport:
     notes: list[str] = field(default_factory=list)
 
 
+def _left_to_a_claim(verdict: tuple[str, str]) -> bool:
+    """Verdicts other programs may not apply by themselves (XBoard leaves repetition and the
+    50-move rule to claims, and material draws and courier's bare king to options)."""
+    return verdict[1] in ("Threefold repetition", "50-move rule", "Insufficient material") \
+        or "bare king" in verdict[1]
+
+
 def replay_game(game: PgnGame, index: int = 0, variant: str | None = None) -> ReplayReport:
     """Re-check one PGN game with jitfish's rules: every move legal, no move after the game was
     decided by checkmate/stalemate/extinction, and a final position with a rules verdict must
     carry that result. Games still going on by the rules (resignation, time, adjudication) pass
-    when their Termination or last comment says so; draws by repetition or the 50-move rule the
-    players did not stop at are noted, not failed (other programs leave them to a claim)."""
+    when their Termination or last comment says so; draws by repetition, the 50-move rule or
+    insufficient material, and courier's bare king, that the players did not stop at are noted,
+    not failed (other programs leave them to a claim or an option)."""
     from jitfish.movegen import FenError, MoveError, Position, VariantError
 
     try:
@@ -709,8 +730,7 @@ def replay_game(game: PgnGame, index: int = 0, variant: str | None = None) -> Re
     for i, tok in enumerate(game.moves):
         verdict = pos.outcome()
         if verdict is not None:
-            if verdict[0] == "1/2-1/2" and verdict[1] in ("Threefold repetition", "50-move rule") \
-                    or "bare king" in verdict[1]:
+            if _left_to_a_claim(verdict):
                 if first_rule_draw is None:
                     first_rule_draw = (i, verdict)
             else:
@@ -724,7 +744,10 @@ def replay_game(game: PgnGame, index: int = 0, variant: str | None = None) -> Re
     if first_rule_draw is not None:
         notes.append(f"{first_rule_draw[1][1]} (a draw by the rules) at ply {first_rule_draw[0]} was not stopped at")
     if verdict is not None:
-        if game.result != verdict[0]:
+        if game.result != verdict[0] and _left_to_a_claim(verdict):
+            notes.append(f"jitfish's rules end the final position ({verdict[0]}, {verdict[1]}); "
+                         f"the PGN says {game.result}")
+        elif game.result != verdict[0]:
             return ReplayReport(index, False, f"result {game.result} but jitfish's rules say {verdict[0]} ({verdict[1]})", notes)
         return ReplayReport(index, True, f"{game.result} {verdict[1]}", notes)
     if game.result == "*":

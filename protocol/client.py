@@ -291,6 +291,7 @@ class Reply:
 # parsing helpers
 
 _FEATURE = re.compile(r'(\w+)=("[^"]*"|\S+)')
+_UNKNOWN = re.compile(r"Error\s*\((?:unknown|unkown) command\):\s*(\S+)", re.I)  # sic: Fairy-Stockfish
 
 
 def parse_feature_line(line: str) -> list[tuple[str, str]]:
@@ -498,6 +499,7 @@ class Engine:
         self.start_fen = ""
         self._sent = 0
         self._thinking = False
+        self.unknown_commands: set[str] = set()
 
     # -- I/O --------------------------------------------------------------------------------
 
@@ -505,6 +507,17 @@ class Engine:
         if self.log:
             self.log(self.name, ">", line)
         self.proc.write(line)
+
+    def send_optional(self, line: str) -> None:
+        """Send a command the engine may do without, unless it called it unknown before
+        (Debian's Fairy-Max 5.0b was seen to crash at random after such an answer)."""
+        if line.split()[0] not in self.unknown_commands:
+            self.send(line)
+
+    def _note_unknown(self, line: str) -> None:
+        m = _UNKNOWN.match(line)
+        if m:
+            self.unknown_commands.add(m.group(1))
 
     def read(self, deadline: float | None, what: str) -> tuple[float, str]:
         """The next line before ``deadline`` (monotonic), or EngineTimeout/EngineCrashed."""
@@ -525,6 +538,8 @@ class Engine:
                 raise EngineCrashed(self.proc.death_note())
             if self.log:
                 self.log(self.name, "<", line)
+            if line.startswith("Error"):
+                self._note_unknown(line)
             return t, line
 
     def drain(self) -> list[str]:
@@ -540,6 +555,8 @@ class Engine:
                 return out
             if self.log:
                 self.log(self.name, "<", line)
+            if line.startswith("Error"):
+                self._note_unknown(line)
             out.append(line)
 
     def alive(self) -> bool:
@@ -694,8 +711,8 @@ class CecpEngine(Engine):
         ev = cecp_variant_name(self.engine_variant)
         if ev != "normal":
             self.send(f"variant {ev}")
-        self.send("easy")
-        self.send("post")
+        self.send_optional("easy")
+        self.send_optional("post")
         if limits.has_clock:
             base = int(round(limits.base))
             base_text = f"{base // 60}:{base % 60:02d}" if base % 60 else str(base // 60)
@@ -811,7 +828,7 @@ class CecpEngine(Engine):
         try:
             if self._thinking:
                 self.send("?")
-            self.send(f"result {result} {{{reason}}}")
+            self.send_optional(f"result {result} {{{reason}}}")
             self.send("force")
         except EngineError:
             pass
