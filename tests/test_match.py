@@ -622,7 +622,10 @@ def test_xboard_refereed_games_pass_our_referee(tmp_path):
                          if ln.startswith("GameEnds"))
         assert out.exists(), f"{errors[-2000:]}\n{ends}"
         games = read_pgn(out.read_text())
-        assert len(games) == 2, f"{errors[-2000:]}\n{ends}"
+        # xboard can save one game twice when a flag fall races a mating move (a clean-clone CI run
+        # logged "GameEnds(26, White wins on time)" then "GameEnds(27, ... Checkmate)" for the same
+        # game and its PGN held 3 games for -mg 2); every saved game must still pass our referee.
+        assert len(games) >= 2, f"{errors[-2000:]}\n{ends}"
         for g in games:
             rep = replay_game(g)
             assert rep.ok, f"{rep.message}\n{g.tags}\n{ends}"
