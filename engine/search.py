@@ -35,7 +35,7 @@ import numpy as np
 
 from jitfish.eval import EvalTables, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_TEMPO, eval_tables
 from jitfish.movegen import kernels as K
-from jitfish.movegen._jit import kernel, lsb
+from jitfish.movegen._jit import helper, kernel, lsb
 from jitfish.movegen.position import Position, load_variant
 
 __all__ = ["Engine", "Limits", "SearchInfo", "SearchResult", "PARAMS"]
@@ -77,17 +77,17 @@ class SearchTables(NamedTuple):
 # Score helpers
 
 
-@kernel
+@helper
 def mate_in(ply):
     return MATE - ply
 
 
-@kernel
+@helper
 def mated_in(ply):
     return -MATE + ply
 
 
-@kernel
+@helper
 def value_to_tt(v, ply):
     if v >= MATE_BOUND:
         return v + ply
@@ -96,7 +96,7 @@ def value_to_tt(v, ply):
     return v
 
 
-@kernel
+@helper
 def value_from_tt(v, ply):
     if v >= MATE_BOUND:
         return v - ply
@@ -109,7 +109,7 @@ def value_from_tt(v, ply):
 # Evaluation
 
 
-@kernel
+@helper
 def evaluate(pos, tab, ev):
     """Static evaluation from the side to move: material and square terms, safety, tempo."""
     s = np.int64(0)
@@ -156,7 +156,7 @@ def evaluate(pos, tab, ev):
 # Transposition table
 
 
-@kernel
+@helper
 def tt_probe(ss, key):
     i = key & np.uint64(ss.tt_key.shape[0] - 1)
     if ss.tt_key[i] == key:
@@ -164,7 +164,7 @@ def tt_probe(ss, key):
     return np.int64(-1)
 
 
-@kernel
+@helper
 def tt_store(ss, key, move, depth, bound, score):
     i = key & np.uint64(ss.tt_key.shape[0] - 1)
     old = ss.tt_data[i]
@@ -199,7 +199,7 @@ def is_draw(pos, tab):
     return False
 
 
-@kernel
+@helper
 def is_tactical(pos, tab, m):
     """Captures, promotions and (Cleopatra) Cleopatra moves: the moves quiescence searches."""
     if (m >> 14) & 15:
@@ -216,7 +216,7 @@ def is_tactical(pos, tab, m):
     return False
 
 
-@kernel
+@helper
 def score_moves(pos, tab, ss, ev, ply, n, tt_move):
     moves = ss.moves[ply]
     sc = ss.mscore[ply]
@@ -244,7 +244,7 @@ def score_moves(pos, tab, ss, ev, ply, n, tt_move):
             sc[i] = ss.history[us, fr, to]
 
 
-@kernel
+@helper
 def pick(ss, ply, i, n):
     """Move the best-scored remaining move to slot i (selection sort, one step)."""
     moves = ss.moves[ply]
@@ -259,7 +259,7 @@ def pick(ss, ply, i, n):
     return moves[i]
 
 
-@kernel
+@helper
 def poll(ss):
     """Count a node; True when the search must stop (flag from Python or node limit)."""
     ss.ctrl[C_NODES] += 1
@@ -275,7 +275,7 @@ def poll(ss):
 QS_CONVERSION_PLIES = 2  # conversions (which never end) are searched this deep in quiescence
 
 
-@kernel
+@helper
 def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply):
     if poll(ss):
         return 0
@@ -441,7 +441,7 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
     return best
 
 
-@kernel
+@helper
 def has_pieces(pos, tab):
     """The side to move has a piece that is not pawn-like or royal (null move is then safe)."""
     us = pos.st[K.ST_SIDE]
@@ -453,8 +453,9 @@ def has_pieces(pos, tab):
     return False
 
 
-@kernel
 def search_root(pos, tab, ss, ev, depth, alpha, beta):
+    """One root search from Python.  Python calls ``negamax`` itself: a small compiled root
+    wrapper would re-optimize the whole search tree once more on a cold start (3 s)."""
     ss.ctrl[C_SELDEPTH] = 0
     return negamax(pos, tab, ss, ev, np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(0), np.int64(1))
 
@@ -512,6 +513,72 @@ def _score_fields(v: int) -> tuple[int | None, int | None]:
     return int(v), None
 
 
+def time_budget(turn: int, lim: Limits) -> tuple[float | None, float | None]:
+    """(soft, hard) thinking time in seconds for the side ``turn``, or (None, None): no clock.
+
+    The soft limit is where iterative deepening stops starting new iterations; the hard limit
+    stops the search.  ``move_overhead`` is kept in reserve on the clock (pipe and GUI
+    latency).  On a sudden-death clock a move may take 1/40 of what is left plus most of the
+    increment, never more than a quarter of what is left; once the clock is down to the
+    reserve, the engine plays at once (a depth-1 answer in about a millisecond), so the
+    increment refills the clock.  This is what keeps 1 s + 0.01 s games free of time losses.
+    """
+    if lim.infinite:
+        return None, None
+    if lim.movetime is not None:
+        t = max(0.001, lim.movetime - lim.move_overhead)
+        return t, t
+    clock = lim.wtime if turn == 0 else lim.btime
+    inc = (lim.winc if turn == 0 else lim.binc) or 0.0
+    if clock is None:
+        return None, None
+    usable = max(0.0, clock - lim.move_overhead)
+    if lim.movestogo == 1:  # the last move before the time control: most of what is left
+        return max(0.001, usable * 0.5), max(0.002, usable * 0.8)
+    mtg = max(2, min(lim.movestogo or 40, 50))
+    soft = min(usable / mtg + inc * 0.8, usable * 0.25)
+    hard = min(soft * 3.0, usable * 0.4)
+    return max(0.001, soft), max(0.002, hard)
+
+
+class _Watchdog:
+    """One long-lived timer thread per Engine: ``arm(seconds)`` calls ``fire`` once after that
+    long unless ``disarm()`` came first.  (A ``threading.Timer`` per move cost a thread start,
+    about a millisecond, on every move of a bullet game.)"""
+
+    def __init__(self, fire: Callable[[], None]):
+        self._fire = fire
+        self._cond = threading.Condition()
+        self._deadline: float | None = None
+        self._thread: threading.Thread | None = None
+
+    def arm(self, seconds: float) -> None:
+        with self._cond:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="jitfish-clock", daemon=True)
+                self._thread.start()
+            self._deadline = time.monotonic() + seconds
+            self._cond.notify()
+
+    def disarm(self) -> None:
+        with self._cond:
+            self._deadline = None
+            self._cond.notify()
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                if self._deadline is None:
+                    self._cond.wait()
+                    continue
+                left = self._deadline - time.monotonic()
+                if left <= 0:
+                    self._deadline = None
+                    self._fire()
+                else:
+                    self._cond.wait(left)
+
+
 class Engine:
     """Search positions of any jitfish variant.
 
@@ -530,6 +597,7 @@ class Engine:
         self.pvlen = np.zeros(MAXPLY + 2, np.int64)
         self.moves = np.zeros((MAXPLY + 2, K.MAXMOVES), np.int64)
         self.mscore = np.zeros((MAXPLY + 2, K.MAXMOVES), np.int64)
+        self._clock = _Watchdog(self.stop)
 
     def set_hash(self, mb: int) -> None:
         """Resize the transposition table (a power of two of 16-byte entries, at most mb MB)."""
@@ -558,25 +626,6 @@ class Engine:
         self.search(pos, Limits(depth=2))
         pos.perft(2)
 
-    def _budget(self, pos: Position, lim: Limits) -> tuple[float | None, float | None]:
-        """(soft, hard) time limits in seconds, or None for no limit."""
-        if lim.infinite:
-            return None, None
-        if lim.movetime is not None:
-            t = max(0.005, lim.movetime - lim.move_overhead)
-            return t, t
-        clock = lim.wtime if pos.turn == 0 else lim.btime
-        inc = (lim.winc if pos.turn == 0 else lim.binc) or 0.0
-        if clock is None:
-            return None, None
-        mtg = lim.movestogo if lim.movestogo else 30
-        mtg = max(1, min(mtg, 50))
-        usable = max(0.005, clock - lim.move_overhead)
-        soft = usable / (mtg + 2) + inc * 0.75
-        hard = min(usable * 0.5, soft * 4.0) if mtg > 1 else usable * 0.8
-        soft = min(soft, hard)
-        return max(0.003, soft), max(0.005, hard)
-
     def search(self, position: Position, limits: Limits | None = None,
                on_info: Callable[[SearchInfo], None] | None = None) -> SearchResult:
         """Search a copy of ``position`` within ``limits``; blocks until done or ``stop()``."""
@@ -586,34 +635,30 @@ class Engine:
 
     def _search(self, position: Position, lim: Limits, on_info) -> SearchResult:
         pos = position.copy()
-        legal = pos.legal_moves()
-        names = [pos.move_name(m) for m in legal]
+        legal = all_legal = pos.legal_moves()
         self.ctrl[:] = 0
         if not legal:
             return SearchResult(None, None, None, None, 0, 0)
         if lim.searchmoves:
-            chosen = [m for m, nm in zip(legal, names) if nm in lim.searchmoves]
+            chosen = [m for m in legal if pos.move_name(m) in lim.searchmoves]
             legal = chosen or legal
         if len(legal) == 1 and not lim.infinite and lim.depth is None and lim.nodes is None:
             return SearchResult(pos.move_name(legal[0]), None, None, None, 0, 0, [pos.move_name(legal[0])])
         ev = eval_tables(pos.variant)
         ss = self._tables()
-        soft, hard = self._budget(pos, lim)
+        soft, hard = time_budget(pos.turn, lim)
         max_depth = lim.depth if lim.depth is not None else (MAXPLY - 8 if (lim.infinite or soft or lim.nodes) else 8)
         max_depth = max(1, min(max_depth, MAXPLY - 8))
         if lim.nodes:
             self.ctrl[C_NODE_LIMIT] = lim.nodes
-        timer = None
-        if hard is not None:
-            timer = threading.Timer(hard, self.stop)
-            timer.daemon = True
-            timer.start()
         t0 = time.perf_counter()
+        if hard is not None:
+            self._clock.arm(hard)
         best: SearchResult | None = None
         score = 0
         try:
             for depth in range(1, max_depth + 1):
-                if lim.searchmoves and len(legal) < len(names):
+                if lim.searchmoves and len(legal) < len(all_legal):
                     v = self._root_subset(pos, ss, ev, depth, legal)
                 else:
                     window = PARAMS["aspiration"]
@@ -661,8 +706,8 @@ class Engine:
                 while not self.ctrl[C_STOP]:
                     time.sleep(0.002)
         finally:
-            if timer:
-                timer.cancel()
+            if hard is not None:
+                self._clock.disarm()
         assert best is not None
         best.nodes = int(self.ctrl[C_NODES])
         return best

@@ -21,10 +21,11 @@ import tempfile
 from pathlib import Path
 
 import numba
+import numba.extending
 from numba import types
 from numba.extending import intrinsic
 
-__all__ = ["kernel", "inline", "popcount", "lsb", "msb", "JIT_DISABLED"]
+__all__ = ["kernel", "helper", "both", "popcount", "lsb", "msb", "JIT_DISABLED"]
 
 JIT_DISABLED = bool(numba.config.DISABLE_JIT)
 
@@ -67,16 +68,19 @@ def kernel(fn):
     made a generic move generator 50x slower than the same code written inline.  The price:
     a kernel cannot allocate arrays; callers pass preallocated buffers.
     """
-    return numba.njit(cache=True, nogil=True, _nrt=False)(fn)
+    return numba.njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)(fn)
 
 
-def inline(fn):
-    """Decorate a small hot helper that is inlined into its callers at numba-IR level.
+def both(fn):
+    """A tiny pure function called from Python and from kernels alike: plain Python when
+    called from Python (no dispatcher call, no wrapper to compile), compiled into kernels."""
+    return numba.extending.register_jitable(fn)
 
-    A call that passes the tables NamedTuple (dozens of arrays) costs a reference-count
-    update per array; inlining removes the call and with it that cost.
-    """
-    return numba.njit(cache=True, nogil=True, inline="always")(fn)
+
+def helper(fn):
+    """Decorate a kernel that only other kernels call: as ``kernel`` without the wrapper that
+    converts Python objects (dozens of arrays in the tables) -- less code to compile."""
+    return numba.njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True, no_cpython_wrapper=True)(fn)
 
 
 if JIT_DISABLED:

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel, lsb, msb, popcount  # noqa: F401  (popcount re-exported for eval)
+from ._jit import both, helper, kernel, lsb, msb, popcount  # noqa: F401  (popcount re-exported for eval)
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -70,28 +70,28 @@ GEN_ALL, GEN_COUNT, GEN_TACTICAL = 0, 1, 2
 MAXMOVES = 1024
 
 
-@kernel
+@both
 def encode(fr, to, promo, kind):
     return fr | (to << 7) | (promo << 14) | (kind << 18)
 
 
-@kernel
+@both
 def move_from(m):
     return m & 127
 
 
-@kernel
+@both
 def move_to(m):
     return (m >> 7) & 127
 
 
-@kernel
+@both
 def move_promo(m):
     """Promotion type + 1, 0 if none."""
     return (m >> 14) & 15
 
 
-@kernel
+@both
 def move_kind(m):
     return (m >> 18) & 3
 
@@ -100,7 +100,7 @@ def move_kind(m):
 # Attacks
 
 
-@kernel
+@helper
 def ride(tab, li, s, occ0, occ1):
     """Targets of one (range-limited) ray from s: up to and including the first blocker."""
     r0 = tab.lray[li, s, 0]
@@ -118,7 +118,7 @@ def ride(tab, li, s, occ0, occ1):
     return r0, r1
 
 
-@kernel
+@helper
 def component_targets(tab, kind, idx, s, occ0, occ1):
     if kind == 0:
         return tab.leap[idx, s, 0], tab.leap[idx, s, 1]
@@ -151,7 +151,7 @@ def piece_targets(tab, t, c, s, occ0, occ1, init_ok):
     return m0, m1, c0, c1
 
 
-@kernel
+@helper
 def attackers_of_type(tab, bb, t, c, s, occ0, occ1):
     """Pieces of type t and colour c that attack square s."""
     p0 = bb[ROW_TYPE + t, 0] & bb[c, 0]
@@ -238,7 +238,7 @@ def is_over(tab, cnt, us):
     return verdict(tab, cnt, us) != 0
 
 
-@kernel
+@helper
 def pinned_pieces(tab, bb, us, ksq, occ0, occ1):
     """Own pieces that stand alone between the royal piece and an enemy rider aiming at it."""
     them = 1 - us
@@ -273,7 +273,7 @@ def pinned_pieces(tab, bb, us, ksq, occ0, occ1):
 # Make / unmake
 
 
-@kernel
+@helper
 def _put(pos, tab, s, code):
     """Place piece `code` on empty square s; returns the Zobrist delta."""
     t = (code - 1) >> 1
@@ -287,7 +287,7 @@ def _put(pos, tab, s, code):
     return tab.zob_piece[code, s]
 
 
-@kernel
+@helper
 def _take(pos, tab, s):
     """Remove the piece on s; returns the Zobrist delta."""
     code = pos.board[s]
@@ -302,7 +302,7 @@ def _take(pos, tab, s):
     return tab.zob_piece[code, s]
 
 
-@kernel
+@helper
 def _unmoved_key(tab, u0, u1):
     h = ZERO
     for w in range(2):
@@ -531,7 +531,7 @@ def unmake_null(pos, tab):
 # Move generation
 
 
-@kernel
+@helper
 def _emit_targets(out, n, fr, b0, b1, promo):
     for w in range(2):
         b = b0 if w == 0 else b1
@@ -543,7 +543,7 @@ def _emit_targets(out, n, fr, b0, b1, promo):
     return n
 
 
-@kernel
+@helper
 def _safe_after(tab, bb, ksq, them, occ0, occ1, fr, to, capsq):
     """Royal piece on ksq safe after a piece moves fr -> to, removing a capture on capsq?"""
     f0 = tab.sqbit[fr, 0]
@@ -558,7 +558,7 @@ def _safe_after(tab, bb, ksq, them, occ0, occ1, fr, to, capsq):
     return not attacked(tab, bb, k, them, o0, o1, x0 | t0, x1 | t1)
 
 
-@kernel
+@helper
 def _promo_choices(pos, tab, t, us, choices):
     """Fill choices with the promotion types allowed now; returns how many."""
     n = 0

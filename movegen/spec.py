@@ -11,6 +11,7 @@ rejects unknown keys and contradictions by name, and parses every Betza string.
 from __future__ import annotations
 
 import tomllib
+from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,7 +145,10 @@ def variant_names() -> list[str]:
     return sorted(p.stem for p in VARIANT_DIR.glob("*.toml"))
 
 
+@lru_cache(maxsize=1)
 def _alias_map() -> dict[str, str]:
+    """Every name and alias of the shipped variants (read once: a UCI ``position`` command
+    builds a Position, and reading the files each time cost 2 ms of every bullet move)."""
     out: dict[str, str] = {}
     for name in variant_names():
         out[name] = name

@@ -464,7 +464,7 @@ class CecpSession:
             self.opp_time = t
 
     def _limits(self):
-        from jitfish.engine.search import Limits
+        from jitfish.engine.search import Limits, time_budget
 
         lim = Limits(move_overhead=self.move_overhead)
         side = self.pos.turn
@@ -483,8 +483,7 @@ class CecpSession:
                 if self.mps:
                     done = (self._fullmove() - 1) % self.mps
                     lim.movestogo = self.mps - done
-                mtg = lim.movestogo or 30
-                budget = max(0.01, mine - self.move_overhead) / (mtg + 2) + self.inc * 0.75
+                budget = time_budget(side, lim)[0]
             elif self.sd is None:
                 lim.movetime = 5.0  # no clock at all: do not think forever
                 budget = 5.0

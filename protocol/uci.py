@@ -86,6 +86,7 @@ class UciSession:
         self.write = loop.out
         self.variant = "chess"
         self.pos: Any = None
+        self._last_position: tuple[Any, list[str], Any] | None = None  # (start, moves, position)
         self.ponder_option = False
         self.multipv = 1
         self.move_overhead = 0.05
@@ -244,24 +245,30 @@ class UciSession:
             head, moves = args[:k], args[k + 1:]
         else:
             head, moves = args, []
-        try:
-            if head[0] == "startpos":
-                if len(head) > 1:
-                    self.say(f"unexpected {' '.join(head[1:])!r} after startpos: {line}")
-                    return
-                pos = Position(self.variant)
-            else:
-                pos = Position(self.variant, " ".join(head[1:]))
-        except FenError as exc:
-            self.say(f"bad FEN ({exc}); position unchanged")
+        if head[0] == "startpos" and len(head) > 1:
+            self.say(f"unexpected {' '.join(head[1:])!r} after startpos: {line}")
             return
-        for i, mv in enumerate(moves):
+        # A GUI resends the whole game before every move: when the line extends the last one,
+        # only the new moves are played (replaying 300 plies cost 20 ms of every bullet move).
+        key = (self.variant, tuple(head))
+        done = 0
+        last = self._last_position
+        if last is not None and last[0] == key and moves[:len(last[1])] == last[1]:
+            pos, done = last[2].copy(), len(last[1])
+        else:
             try:
-                pos.push(mv)
+                pos = Position(self.variant) if head[0] == "startpos" else Position(self.variant, " ".join(head[1:]))
+            except FenError as exc:
+                self.say(f"bad FEN ({exc}); position unchanged")
+                return
+        for i in range(done, len(moves)):
+            try:
+                pos.push(moves[i])
             except MoveError as exc:
-                self.say(f"move {i + 1} ({mv}): {exc}; position unchanged")
+                self.say(f"move {i + 1} ({moves[i]}): {exc}; position unchanged")
                 return
         self.pos = pos
+        self._last_position = (key, moves, pos.copy())
 
     # -- go, stop, ponderhit ---------------------------------------------------------------
 
@@ -346,20 +353,20 @@ class UciSession:
         """MultiPV by repeated searches: each depth once per line, earlier lines' moves excluded."""
         from dataclasses import replace
 
-        from jitfish.engine.search import SearchInfo
+        from jitfish.engine.search import SearchInfo, time_budget
 
         t0 = time.perf_counter()
         legal = [pos.move_name(m) for m in pos.legal_moves()]
         pool = list(limits.searchmoves or legal)
         n_pv = min(n_pv, len(pool))
-        deadline = _deadline(pos, limits)
+        deadline, hard = time_budget(pos.turn, limits)
         timer = None
-        if deadline:
+        if hard is not None:
             def hard_stop() -> None:
                 job.stop_requested.set()
                 engine.stop()
 
-            timer = threading.Timer(min(deadline * 3, _hard_limit(pos, limits)), hard_stop)
+            timer = threading.Timer(hard, hard_stop)
             timer.daemon = True
             timer.start()
         max_depth = limits.depth or (64 if (limits.infinite or deadline or limits.nodes) else 8)
@@ -460,28 +467,6 @@ class UciSession:
 
         self.mode = "perft"
         self.job = self.host.run("perft", fn, self._done_cb())
-
-
-def _deadline(pos, limits) -> float | None:
-    """A soft time budget in seconds for the MultiPV driver (None: no clock)."""
-    if limits.infinite:
-        return None
-    if limits.movetime is not None:
-        return max(0.01, limits.movetime - limits.move_overhead)
-    clock = limits.wtime if pos.turn == 0 else limits.btime
-    inc = (limits.winc if pos.turn == 0 else limits.binc) or 0.0
-    if clock is None:
-        return None
-    mtg = limits.movestogo or 30
-    return max(0.01, (clock - limits.move_overhead) / (mtg + 2) + 0.75 * inc)
-
-
-
-def _hard_limit(pos, limits) -> float:
-    if limits.movetime is not None:
-        return max(0.01, limits.movetime - limits.move_overhead)
-    clock = limits.wtime if pos.turn == 0 else limits.btime
-    return max(0.01, ((clock or 10.0) - limits.move_overhead) * 0.5)
 
 
 def _rank(r) -> int:

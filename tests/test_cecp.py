@@ -110,7 +110,8 @@ def test_st_sd_and_nps(s):
     assert (first[2].movetime, first[2].depth) == (2.0, 4)
     lim = second[2]
     assert lim.depth is None  # `new` drops the sd limit
-    assert lim.nodes == int(1000 * (60 - 0.05) / 32) and lim.wtime is None and lim.movetime is None
+    # the soft budget of a sudden-death clock with no increment: 1/40 of (clock - 50 ms reserve)
+    assert lim.nodes == int(1000 * (60 - 0.05) / 40) and lim.wtime is None and lim.movetime is None
 
 
 def test_force_go_playother(s):

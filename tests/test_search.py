@@ -157,3 +157,38 @@ def test_bench_signature_is_deterministic() -> None:
     a, _ = run(hash_mb=4, depth_delta=-2, verbose=False)
     b, _ = run(hash_mb=4, depth_delta=-2, verbose=False)
     assert a == b and a > 0
+
+
+# -- time management (the policy, checked without a clock; real games are in bench/RESULTS.md)
+
+
+def test_time_budget_bounds():
+    from jitfish.engine.search import time_budget
+
+    for clock in (0.0, 0.01, 0.05, 0.2, 1.0, 10.0, 300.0):
+        for inc in (0.0, 0.01, 0.1, 2.0):
+            soft, hard = time_budget(0, Limits(wtime=clock, btime=99.0, winc=inc, binc=0.0))
+            usable = max(0.0, clock - 0.05)
+            assert 0 < soft <= hard
+            assert hard <= max(0.002, usable * 0.4), (clock, inc, hard)
+            assert soft <= max(0.001, usable * 0.25)
+    # black's clock is black's
+    assert time_budget(1, Limits(wtime=0.1, btime=100.0))[0] > 1.0
+    assert time_budget(0, Limits(infinite=True, wtime=1.0)) == (None, None)
+    assert time_budget(0, Limits(movetime=1.0, move_overhead=0.1)) == (0.9, 0.9)
+    assert time_budget(0, Limits(wtime=10.0, movestogo=1))[1] == pytest.approx((10 - 0.05) * 0.8)
+
+
+@pytest.mark.parametrize("latency", [0.003, 0.008])
+def test_time_budget_survives_bullet_games(latency):
+    """1 s + 0.01 s: 300 moves where every move overruns its hard limit by ``latency`` (pipe,
+    GUI, Python) never flag; the clock stays above the 50 ms reserve minus one overrun."""
+    from jitfish.engine.search import time_budget
+
+    clock = 1.0
+    for _ in range(300):
+        _, hard = time_budget(0, Limits(wtime=clock, btime=clock, winc=0.01, binc=0.01))
+        clock -= hard + latency
+        assert clock > 0
+        clock += 0.01
+    assert clock > 0.05 - latency

@@ -268,3 +268,32 @@ def test_every_variant_plays_over_uci(s):
         < bestmove *
         """
     replay(text, s)
+
+
+def test_position_lines_that_extend_the_last_one(s):
+    """Only the new moves are played when a line extends the previous one; a line that does
+    not (a take-back, another start, another variant) is built afresh; a bad move in the
+    extension leaves the last good position."""
+    replay(HELLO + """
+    > position startpos moves e2e4 e7e5
+    > position startpos moves e2e4 e7e5 g1f3
+    > fen
+    < info string fen rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2
+    > position startpos moves e2e4 e7e5 g1f3 b8c6 zz99
+    < info string move 5 (zz99): *
+    > fen
+    < info string fen rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2
+    > position startpos moves e2e4 e7e5 g1f3 b8c6
+    > fen
+    < info string fen r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3
+    > position startpos moves d2d4
+    > fen
+    < info string fen rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1
+    > position fen 4k3/8/8/8/8/8/8/4K3 w - - 0 1 moves e1e2
+    > position startpos moves d2d4 d7d5
+    > fen
+    < info string fen rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 2
+    > setoption name UCI_Variant value courier
+    > position startpos moves d2d4
+    < info string move 1 (d2d4): *
+    """, s)
