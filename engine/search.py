@@ -284,13 +284,13 @@ def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply):
     v = K.verdict(tab, pos.cnt, pos.st[K.ST_SIDE])
     if v != 0:
         return mate_in(ply) if v > 0 else mated_in(ply)
+    stand = evaluate(pos, tab, ev)  # one call site: each is another inlined copy to compile
     if ply >= MAXPLY - 1:
-        return evaluate(pos, tab, ev)
+        return stand
     checked = K.in_check(tab, pos.bb, pos.st)
     n = K.generate(pos, tab, ss.moves[ply], np.int64(K.GEN_ALL) if checked else np.int64(K.GEN_TACTICAL))
     if checked and n == 0:
         return mated_in(ply)
-    stand = evaluate(pos, tab, ev)
     if not checked:
         if stand >= beta:
             return stand
@@ -339,13 +339,11 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
     v = K.verdict(tab, pos.cnt, pos.st[K.ST_SIDE])
     if v != 0:
         return mate_in(ply) if v > 0 else mated_in(ply)
-    if ply >= MAXPLY - 2:
-        return evaluate(pos, tab, ev)
-    # Step 2. Check extension, then quiescence at the horizon
+    # Step 2. Check extension, then quiescence at the horizon (and at the ply limit)
     checked = K.in_check(tab, pos.bb, pos.st)
     if checked:
         depth += 1
-    if depth <= 0:
+    if depth <= 0 or ply >= MAXPLY - 2:
         return qsearch(pos, tab, ss, ev, alpha, beta, ply, np.int64(0))
     if ply > ss.ctrl[C_SELDEPTH]:
         ss.ctrl[C_SELDEPTH] = ply
@@ -389,20 +387,27 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
         m = pick(ss, ply, i, n)
         tactical = is_tactical(pos, tab, m)
         K.make_move(pos, tab, m)
-        if i == 0:
-            v = -negamax(pos, tab, ss, ev, depth - 1, -beta, -alpha, ply + 1, np.int64(1))
-        else:
-            r = 0
-            if depth >= LMR_MIN_DEPTH and i >= LMR_MIN_MOVES and not tactical and not checked \
-                    and not K.in_check(tab, pos.bb, pos.st):
-                r = 1 if i < 8 else 2
-                if pv_node:
-                    r -= 1
-            v = -negamax(pos, tab, ss, ev, depth - 1 - r, -alpha - 1, -alpha, ply + 1, np.int64(1))
-            if v > alpha and r > 0:
-                v = -negamax(pos, tab, ss, ev, depth - 1, -alpha - 1, -alpha, ply + 1, np.int64(1))
-            if v > alpha and v < beta:
-                v = -negamax(pos, tab, ss, ev, depth - 1, -beta, -alpha, ply + 1, np.int64(1))
+        # PVS with LMR as a sequence of (reduction, null window?) searches through one call
+        # site: every recursive call site is another inlined copy for LLVM to compile.
+        r = 0
+        if i > 0 and depth >= LMR_MIN_DEPTH and i >= LMR_MIN_MOVES and not tactical and not checked \
+                and not K.in_check(tab, pos.bb, pos.st):
+            r = 1 if i < 8 else 2
+            if pv_node:
+                r -= 1
+        zw = i > 0  # the first move gets the full window, the rest a null window first
+        while True:
+            lo = -alpha - 1 if zw else -beta
+            v = -negamax(pos, tab, ss, ev, depth - 1 - r, lo, -alpha, ply + 1, np.int64(1))
+            if ss.ctrl[C_STOP] or v <= alpha:
+                break
+            if r > 0:  # a reduced search beat alpha: again at full depth, null window
+                r = 0
+                continue
+            if zw and v < beta:  # a null-window search landed inside the window: full window
+                zw = False
+                continue
+            break
         K.unmake_move(pos, tab)
         if ss.ctrl[C_STOP]:
             return 0
@@ -622,9 +627,7 @@ class Engine:
 
     def warmup(self, variant: str = "chess") -> None:
         """Compile or load every kernel the search uses (blocking)."""
-        pos = Position(variant)
-        self.search(pos, Limits(depth=2))
-        pos.perft(2)
+        self.search(Position(variant), Limits(depth=2))
 
     def search(self, position: Position, limits: Limits | None = None,
                on_info: Callable[[SearchInfo], None] | None = None) -> SearchResult:

@@ -130,7 +130,7 @@ def component_targets(tab, kind, idx, s, occ0, occ1):
     return tab.sqbit[to, 0], tab.sqbit[to, 1]
 
 
-@kernel
+@helper
 def piece_targets(tab, t, c, s, occ0, occ1, init_ok):
     """(move targets, capture targets) of a type-t colour-c piece on s, before masking."""
     m0 = ZERO
@@ -167,7 +167,7 @@ def attackers_of_type(tab, bb, t, c, s, occ0, occ1):
     return a0 & p0, a1 & p1
 
 
-@kernel
+@helper
 def attacked(tab, bb, s, c, occ0, occ1, ex0, ex1):
     """Is square s attacked by colour c, with occupancy occ and c's pieces on ex removed?"""
     T = tab.cfg[CFG_NTYPES]
@@ -183,7 +183,7 @@ def attacked(tab, bb, s, c, occ0, occ1, ex0, ex1):
     return False
 
 
-@kernel
+@helper
 def in_check(tab, bb, st):
     """Is the side to move in check (only in variants with check)?"""
     if tab.cfg[CFG_CHECK] == 0:
@@ -195,7 +195,7 @@ def in_check(tab, bb, st):
     return attacked(tab, bb, ksq, 1 - us, bb[0, 0] | bb[1, 0], bb[0, 1] | bb[1, 1], ZERO, ZERO)
 
 
-@kernel
+@helper
 def verdict(tab, cnt, us):
     """A variant rule has decided the game: -1 the side to move (us) has lost, +1 it has won,
     0 the game goes on.  Such positions have no legal moves.
@@ -232,7 +232,7 @@ def verdict(tab, cnt, us):
     return 0
 
 
-@kernel
+@helper
 def is_over(tab, cnt, us):
     """The game is decided by a variant rule (see verdict)."""
     return verdict(tab, cnt, us) != 0
@@ -314,7 +314,7 @@ def _unmoved_key(tab, u0, u1):
     return h
 
 
-@kernel
+@helper
 def ep_capturable(pos, tab, s, c):
     """Could a colour-c en-passant piece capture onto s (pseudo-legally)?"""
     occ0 = pos.bb[0, 0] | pos.bb[1, 0]
@@ -793,3 +793,28 @@ def full_key(pos, tab):
         h ^= tab.zob_ep[pos.st[ST_EP]]
     h ^= _unmoved_key(tab, pos.bb[ROW_UNMOVED, 0], pos.bb[ROW_UNMOVED, 1])
     return h
+
+
+PROBE_CHECK, PROBE_VERDICT, PROBE_EP, PROBE_KING_EXPOSED = 0, 1, 2, 3
+
+
+@kernel
+def probe(pos, tab, what, arg):
+    """The questions Python asks about a position, through one compiled entry point (on a
+    cold start every entry point costs its own wrapper and a re-optimization of all it calls):
+
+    PROBE_CHECK         the side to move is in check (1/0)
+    PROBE_VERDICT       verdict() for the side to move (-1, 0, +1)
+    PROBE_EP            a pawn of the side to move could capture en passant onto square arg
+    PROBE_KING_EXPOSED  the side to move attacks square arg (the other side's king)
+    """
+    us = pos.st[ST_SIDE]
+    if what == PROBE_CHECK:
+        return np.int64(1) if in_check(tab, pos.bb, pos.st) else np.int64(0)
+    if what == PROBE_VERDICT:
+        return np.int64(verdict(tab, pos.cnt, us))
+    if what == PROBE_EP:
+        return np.int64(1) if ep_capturable(pos, tab, arg, us) else np.int64(0)
+    occ0 = pos.bb[0, 0] | pos.bb[1, 0]
+    occ1 = pos.bb[0, 1] | pos.bb[1, 1]
+    return np.int64(1) if attacked(tab, pos.bb, arg, us, occ0, occ1, ZERO, ZERO) else np.int64(0)

@@ -287,14 +287,11 @@ class Position:
                     or board[behind] == 0 or (board[behind] - 1) & 1 != mover \
                     or not spec.pieces[(board[behind] - 1) >> 1].en_passant:
                 raise FenError(f"bad en-passant field {ep!r}: no {colour_name[mover]} pawn just passed it")
-            if K.ep_capturable(pos, tab, eps, us):
+            if K.probe(pos, tab, K.PROBE_EP, np.int64(eps)):
                 st[K.ST_EP] = eps
         if spec.check:
             them = 1 - st[K.ST_SIDE]
-            occ0 = bb[0, 0] | bb[1, 0]
-            occ1 = bb[0, 1] | bb[1, 1]
-            z = np.uint64(0)
-            if K.attacked(tab, bb, ksq[them], 1 - them, occ0, occ1, z, z):
+            if K.probe(pos, tab, K.PROBE_KING_EXPOSED, np.int64(ksq[them])):
                 raise FenError(f"the side to move can capture the {colour_name[them]} {spec.piece(spec.royal).name}")
         pos.keys[0] = K.full_key(pos, tab)
         return pos
@@ -439,12 +436,12 @@ class Position:
         return int(self.pos.keys[self.pos.st[K.ST_PLY]])
 
     def is_check(self) -> bool:
-        return bool(K.in_check(self.tab, self.pos.bb, self.pos.st))
+        return bool(K.probe(self.pos, self.tab, K.PROBE_CHECK, np.int64(0)))
 
     def is_over(self) -> bool:
         """Decided by a variant rule (no Ace left, King converted, courier's bare king):
         no legal moves."""
-        return bool(K.is_over(self.tab, self.pos.cnt, self.pos.st[K.ST_SIDE]))
+        return K.probe(self.pos, self.tab, K.PROBE_VERDICT, np.int64(0)) != 0
 
     def repetitions(self) -> int:
         """How often the current position (pieces, side, rights, en passant) occurred before,
@@ -466,7 +463,7 @@ class Position:
         us = self.turn
         colour = ("White", "Black")
         win = ("1-0", "0-1")
-        v = int(K.verdict(self.tab, self.pos.cnt, us))
+        v = int(K.probe(self.pos, self.tab, K.PROBE_VERDICT, np.int64(0)))
         if v:
             winner = us if v > 0 else 1 - us
             loser = 1 - winner
