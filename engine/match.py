@@ -1281,7 +1281,8 @@ class Match:
         for i in range(n_games):
             jobs.put((i, openings[(i // 2) % len(openings)], i % 2))
         results: queue.Queue = queue.Queue()
-        pgn_fh = open(cfg.pgn, "w", encoding="utf-8") if cfg.pgn else None
+        # appended, as cutechess-cli's -pgnout does: a second match never erases the first
+        pgn_fh = open(cfg.pgn, "a", encoding="utf-8") if cfg.pgn else None
         workers = []
         n_workers = max(1, min(cfg.concurrency, n_games))
         for w in range(n_workers):
@@ -1590,7 +1591,7 @@ def add_match_parser(sub) -> argparse.ArgumentParser:
                    help="start each pair from K random plies ending in a balanced position (after --openings if given)")
     p.add_argument("--seed", type=int, default=None, help="seed for the openings (printed; default random)")
     p.add_argument("--concurrency", "-j", type=int, default=1, help="games played at once")
-    p.add_argument("--pgn", metavar="FILE", help="write the games to this PGN file")
+    p.add_argument("--pgn", metavar="FILE", help="append the games to this PGN file (created if missing)")
     p.add_argument("--draw", metavar="SPEC", help="draw adjudication: movenumber=N,movecount=M,score=CP")
     p.add_argument("--resign", metavar="SPEC", help="resign adjudication: movecount=M,score=CP[,twosided=true]")
     p.add_argument("--maxmoves", type=int, help="adjudicate a draw after this many full moves")

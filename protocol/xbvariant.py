@@ -188,24 +188,37 @@ def xboard_pawn(canonical: str) -> str | None:
 
 
 def unshowable(pos, move) -> bool:
-    """True if XBoard 4.9.1 cannot play this legal move as it is (it would call it illegal).
+    """True if XBoard 4.9.1 cannot play this legal move as it is (it would call it illegal, or
+    play something else).
 
-    XBoard promotes only its pawn slot, and only on the last rank: a Cows and Butterflies cow
-    promoting on the 7th rank cannot be shown. (Cleopatra's conversions cannot be shown either;
-    that is a side effect of ordinary moves, not a move to avoid.)
+    - XBoard promotes only its pawn slot, and only on the last rank: a Cows and Butterflies cow
+      promoting on the 7th rank cannot be shown.
+    - XBoard takes any sideways or diagonal non-capture of its pawn slot for an en-passant
+      capture and removes the piece behind the destination square. The Soldier of Cows and
+      Butterflies sits in that slot (it is the piece that promotes on the last rank) and moves
+      diagonally and sideways without capturing: after such a move with a piece behind its
+      target, XBoard's board had lost that piece and it forfeited the next legal move of (or
+      onto) that square. Reproduced with a scripted engine replaying a CI game: the Soldier's
+      e5g7 removed XBoard's black cow on g6, then "g6f5" was "invalid".
+    (Cleopatra's conversions cannot be shown either; that is a side effect of ordinary moves.)
     """
     from jitfish.movegen import kernels as K
 
-    promo = K.move_promo(move)
-    if not promo:
-        return False
-    canonical = pos.spec.name
+    spec = pos.spec
+    canonical = spec.name
     fr, to = K.move_from(move), K.move_to(move)
-    code = int(pos.pos.board[fr])
-    letter = pos.spec.pieces[(code - 1) >> 1].letter
-    rank = to // pos.spec.files
-    last = pos.spec.ranks - 1 if pos.turn == 0 else 0
-    return letter != xboard_pawn(canonical) or rank != last
+    board = pos.pos.board
+    letter = spec.pieces[(int(board[fr]) - 1) >> 1].letter
+    pawn_slot = letter == xboard_pawn(canonical)
+    F = spec.files
+    if pawn_slot and fr % F != to % F and board[to] == 0 and K.move_kind(move) != K.KIND_EP:
+        behind = to - F if pos.turn == 0 else to + F
+        if 0 <= behind < F * spec.ranks and board[behind] != 0:
+            return True
+    if not K.move_promo(move):
+        return False
+    last = spec.ranks - 1 if pos.turn == 0 else 0
+    return not pawn_slot or to // F != last
 
 
 def read_xboard_fen(canonical: str, fen: str):

@@ -632,3 +632,33 @@ def test_quit_ends_the_loop(s):
     s.send("quit")
     s.thread.join(5)
     assert not s.thread.is_alive()
+
+
+# -- moves XBoard 4.9.1 cannot show (played only with the "XBoard Safe Moves" option)
+
+
+def test_unshowable_moves_in_cows_and_butterflies():
+    from jitfish.movegen import Position
+    from jitfish.protocol.xbvariant import unshowable
+
+    def flags(fen: str) -> dict[str, bool]:
+        p = Position("cowsandbutterflies", fen)
+        return {p.move_name(m): unshowable(p, m) for m in p.legal_moves()}
+
+    # the position of the CI forfeit: White's Soldier e5 (XBoard's pawn slot) to g7 would make
+    # XBoard remove the black cow on g6 (and e5h8m the cow on h7); every other Soldier move has
+    # nothing behind its target, captures nothing sideways, or goes straight
+    f = flags("cac1m3/1c2cc1c/3c2c1/4S3/8/8/C1C1C1C1/CAC2CAC w ACEGbf - 0 15")
+    assert {m for m, bad in f.items() if bad} == {"e5g7", "e5h8m"}
+    # Black: "behind" is the square above; d4 above d3 is empty, f3 and c2 are captures
+    f = flags("cac1m3/1c2c3/8/8/4s3/5C2/C1C1C3/CAC2CAC b - - 0 15")
+    assert not any(f.values())
+    f = flags("cac1m3/1c2c3/8/8/4s3/8/C1C1C3/CAC2CAC b - - 0 15")
+    assert not f["e4f3"]
+    f = flags("cac1m3/1c2c3/8/3c4/4s3/8/C1C1C3/CAC2CAC b - - 0 15")
+    assert f["e4d4"] is True and f["e4c4"] is False  # above d4 stands a cow, above c4 nothing
+    f = flags("cac1m3/1c2c3/8/2c5/4s3/8/C1C1C3/CAC2CAC b - - 0 15")
+    assert f["e4c4"] is True and f["e4d3"] is False
+    # a cow promoting on the 7th rank cannot be shown
+    f = flags("4m3/8/1C6/8/8/8/8/A6a w - - 0 1")
+    assert f["b6c7b"] is True and f["b6a7b"] is True

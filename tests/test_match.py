@@ -353,6 +353,20 @@ def test_random_movers_play_every_variant(capsys, tmp_path, variant):
     assert games[0].moves[:2] == games[1].moves[:2]
 
 
+def test_pgn_is_appended_to(capsys, tmp_path):
+    """Like cutechess-cli's -pgnout: a second match adds its games after the first's."""
+    pgn = tmp_path / "g.pgn"
+    for seed in ("1", "2"):
+        rc, out, err = match(capsys, "--variant", "courier", "--games", "2", "--depth", "1", "--maxmoves", "20",
+                             "--engine", f"cmd={eng('random_cecp.py', '--greedy')},name=cecp",
+                             "--engine", f"cmd={eng('random_uci.py', '--greedy')},name=uci,proto=uci",
+                             "--pgn", str(pgn), "--seed", seed, "--random-plies", "2")
+        assert rc == 0, err
+    games = games_of(pgn)
+    assert len(games) == 4
+    assert all(replay_game(g).ok for g in games)
+
+
 def test_moves_per_period_and_increment_reach_the_engines(capsys, tmp_path):
     """``--tc 3/2+0.5``: 3 moves in 2 s, 0.5 s added per move; the UCI side sees movestogo count
     down and its clock refilled after the third move, the CECP side gets ``level 3 0:02 0.5``."""
