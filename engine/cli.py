@@ -109,6 +109,18 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _join_negative_values(argv: list[str]) -> list[str]:
+    """``--sprt -10,0`` as ``--sprt=-10,0``: argparse takes a value starting with a dash for an
+    option unless it is a plain negative number."""
+    out: list[str] = []
+    for a in argv:
+        if out and out[-1] in ("--sprt", "--draw", "--resign") and a[:1] == "-" and a[1:2].isdigit():
+            out[-1] = f"{out[-1]}={a}"
+        else:
+            out.append(a)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     if not (sys.argv[1:] if argv is None else argv):
         # no arguments: the engine (XBoard/CECP or UCI, picked by the first command on stdin)
@@ -120,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     if raw[:1] == ["bench"] and len(raw) > 1 and raw[1] not in ("-h", "--help") or raw[:2] == ["bench", "perft"]:
         # the benchmarks parse their own options (argparse's REMAINDER drops leading dashes)
         return int(_bench(argparse.Namespace(rest=raw[1:])) or 0)
-    args = ap.parse_args(argv)
+    args = ap.parse_args(_join_negative_values(raw))
     if not getattr(args, "command", None):
         ap.print_help()
         return 0

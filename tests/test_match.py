@@ -688,3 +688,10 @@ def test_jitfish_vs_fairy_stockfish_in_courier(capsys, tmp_path):
     for g in games_of(pgn):
         assert g.tags["Termination"] in CLOCKED_ENDS, g.comments[-1]
         assert replay_game(g).ok
+
+
+def test_negative_sprt_bounds_on_the_command_line():
+    """``--sprt -10,0`` (a non-regression test) parses like ``--sprt=-10,0``."""
+    args = cli.build_parser().parse_args(cli._join_negative_values(
+        ["match", "--sprt", "-10,0,0.05,0.05", "--engine", "cmd=a", "--engine", "cmd=b"]))
+    assert "-10" in str(args.sprt) and "0.05" in str(args.sprt)
