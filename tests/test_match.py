@@ -445,12 +445,13 @@ def test_hang_without_a_clock_and_other_faults(capsys, tmp_path):
     for flags, reason, term in ((("--resign-at", "2"), "resigns", "normal"),
                                 (("--claim-at", "2"), "makes an invalid result claim: 1/2-1/2", "rules infraction"),
                                 (("--reject-at", "2"), "engine rejected the legal move", "rules infraction")):
+        one = tmp_path / f"{flags[0].strip('-')}.pgn"  # --pgn appends: one file per match
         rc, out, err = match(capsys, "--variant", "courier", "--games", "1", "--tc", "5+0.1",
                              "--engine", f"cmd={eng('random_cecp.py', *flags)},name=odd",
-                             "--engine", f"cmd={eng('random_cecp.py')},name=rnd", "--pgn", str(pgn))
+                             "--engine", f"cmd={eng('random_cecp.py')},name=rnd", "--pgn", str(one))
         assert rc == 0, err
         assert score(out) == (0, 1, 0, 1)
-        [g] = games_of(pgn)
+        [g] = games_of(one)
         assert g.tags["Termination"] == term and reason in g.comments[-1], g.comments[-1]
 
 
