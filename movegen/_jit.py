@@ -4,8 +4,10 @@ Every kernel module takes its decorator and its bit tricks from here:
 
 - ``kernel``: ``numba.njit(cache=True, nogil=True)``; ``nogil`` lets a search thread poll a
   stop flag while Python threads keep running, ``cache`` keeps warm starts near 2 s.
+  ``helper``: the same for kernels only other kernels call (no Python wrapper to compile);
+  ``both``: tiny pure functions, plain Python from Python and compiled inside kernels.
 - the numba cache goes to ``$NUMBA_CACHE_DIR/<digest>`` when that variable is set, else to
-  ``~/.cache/jitfish/numba/<digest>``.  ``<digest>`` hashes the source of every kernel module:
+  ``~/.cache/jitfish/numba/<digest>``.  ``<digest>`` hashes the source of every module that compiles code:
   numba keys its cache on the defining file only, so after an edit of a callee in another
   file (or an upgrade) a cached caller would otherwise run the old code.  A read-only install
   works too (numba's default, the package folder, fails there with "no locator available").
@@ -40,7 +42,9 @@ def _source_digest() -> str:
     for folder in _KERNEL_SOURCES:
         for f in sorted((root / folder).glob("*.py")):
             data = f.read_bytes()
-            if f.name == "_jit.py" or b"@kernel" in data:  # only modules that define kernels
+            # only modules that compile code: they all take their decorators from here
+            # (a module of @helper or @both functions alone counts too)
+            if f.name == "_jit.py" or b"_jit import" in data:
                 h.update(f.name.encode())
                 h.update(data)
     return h.hexdigest()[:16]
