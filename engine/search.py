@@ -33,7 +33,8 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from jitfish.eval import EvalTables, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_TEMPO, eval_tables
+from jitfish.eval import (EvalTables, P_KING_DANGER, P_MOPUP, P_MOPUP_MARGIN, P_PHASE_TOTAL,
+                          P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD, P_TEMPO, eval_tables)
 from jitfish.movegen import kernels as K
 from jitfish.movegen._jit import helper, kernel, lsb
 from jitfish.movegen.position import Position, load_variant
@@ -54,11 +55,21 @@ PARAMS = {
     "lmr_min_depth": 3,
     "lmr_min_moves": 3,
     "aspiration": 40,
+    "rfp_depth": 6,          # reverse futility: static eval - margin * depth >= beta returns
+    "rfp_margin": 90,
+    "futility_depth": 3,     # quiet moves pruned when static eval + margin * depth <= alpha
+    "futility_margin": 110,
+    "lmp_depth": 3,          # late-move pruning: quiet moves beyond 3 + depth**2 at low depth
 }
 NULL_MIN_DEPTH = PARAMS["null_min_depth"]
 NULL_R = PARAMS["null_reduction"]
 LMR_MIN_DEPTH = PARAMS["lmr_min_depth"]
 LMR_MIN_MOVES = PARAMS["lmr_min_moves"]
+RFP_DEPTH = PARAMS["rfp_depth"]
+RFP_MARGIN = PARAMS["rfp_margin"]
+FUT_DEPTH = PARAMS["futility_depth"]
+FUT_MARGIN = PARAMS["futility_margin"]
+LMP_DEPTH = PARAMS["lmp_depth"]
 
 
 class SearchTables(NamedTuple):
@@ -111,25 +122,109 @@ def value_from_tt(v, ply):
 
 @helper
 def evaluate(pos, tab, ev):
-    """Static evaluation from the side to move: material and square terms, safety, tempo."""
-    s = np.int64(0)
+    """Static evaluation from the side to move (terms and layout: ``jitfish.eval``).
+
+    One pass over the pieces adds the middlegame and endgame square values, passed pawns,
+    mobility and the attack units against each royal piece's zone; then king danger and the
+    pawn shield (middlegame), mop-up (endgame); the two are blended by the phase, then come
+    the safety penalty, the tempo and the 50-move scaling."""
     bb = pos.bb
+    cnt = pos.cnt
     occ0 = bb[0, 0] | bb[1, 0]
     occ1 = bb[0, 1] | bb[1, 1]
+    T = tab.cfg[K.CFG_NTYPES]
+    # pawn-like pieces of each colour (words 0 and 1), the phase and the material balance
+    wp0 = K.ZERO
+    wp1 = K.ZERO
+    bp0 = K.ZERO
+    bp1 = K.ZERO
+    npm = np.int64(0)
+    mat = np.int64(0)
+    for t in range(T):
+        if tab.pawnlike[t]:
+            wp0 |= bb[K.ROW_TYPE + t, 0] & bb[0, 0]
+            wp1 |= bb[K.ROW_TYPE + t, 1] & bb[0, 1]
+            bp0 |= bb[K.ROW_TYPE + t, 0] & bb[1, 0]
+            bp1 |= bb[K.ROW_TYPE + t, 1] & bb[1, 1]
+        npm += (cnt[0, t] + cnt[1, t]) * ev.phase_w[t]
+        mat += (cnt[0, t] - cnt[1, t]) * ev.value[t]
+    total = ev.params[P_PHASE_TOTAL]
+    phase = min(npm, total) * 256 // total
+    k0 = pos.st[K.ST_KSQ]
+    k1 = pos.st[K.ST_KSQ + 1]
+    if tab.cfg[K.CFG_ROYAL] < 0:
+        k0 = -1
+        k1 = -1
+    z00 = ev.zone[k0, 0] if k0 >= 0 else K.ZERO  # the white king's zone
+    z01 = ev.zone[k0, 1] if k0 >= 0 else K.ZERO
+    z10 = ev.zone[k1, 0] if k1 >= 0 else K.ZERO  # the black king's zone
+    z11 = ev.zone[k1, 1] if k1 >= 0 else K.ZERO
+    units0 = np.int64(0)  # attack units against White's king, and the number of attackers
+    natt0 = np.int64(0)
+    units1 = np.int64(0)
+    natt1 = np.int64(0)
+    mg = np.int64(0)
+    eg = np.int64(0)
     for w in range(2):
         b = bb[0, w] | bb[1, w]
         while b:
             sq = lsb(b) + 64 * w
             b &= b - K.ONE
             code = pos.board[sq]
-            s += ev.psq[code, sq]
+            mg += ev.psq[code, sq]
+            eg += ev.psq_eg[code, sq]
             t = (code - 1) >> 1
+            c = (code - 1) & 1
+            pb = ev.passed[code, sq]
+            if pb != 0:
+                e0 = bp0 if c == 0 else wp0
+                e1 = bp1 if c == 0 else wp1
+                if ((ev.front[c, sq, 0] & e0) | (ev.front[c, sq, 1] & e1)) == K.ZERO:
+                    mg += pb // 2
+                    eg += pb
             mob = ev.mobility[t]
-            if mob != 0:
-                c = (code - 1) & 1
+            ka = ev.katt[t]
+            if mob != 0 or ka != 0:
                 m0, m1, c0, c1 = K.piece_targets(tab, t, c, sq, occ0, occ1, np.int64(0))
-                n = K.popcount(((m0 & ~occ0) | (c0 & bb[1 - c, 0]))) + K.popcount(((m1 & ~occ1) | (c1 & bb[1 - c, 1])))
-                s += mob * n if c == 0 else -mob * n
+                if mob != 0:
+                    n = K.popcount(((m0 & ~occ0) | (c0 & bb[1 - c, 0]))) + K.popcount(((m1 & ~occ1) | (c1 & bb[1 - c, 1])))
+                    mg += mob * n if c == 0 else -mob * n
+                    eg += mob * n if c == 0 else -mob * n
+                if ka != 0:
+                    if c == 0:
+                        a = K.popcount(c0 & z10) + K.popcount(c1 & z11)
+                        if a:
+                            units1 += ka * a
+                            natt1 += 1
+                    else:
+                        a = K.popcount(c0 & z00) + K.popcount(c1 & z01)
+                        if a:
+                            units0 += ka * a
+                            natt0 += 1
+    # king danger (Fruit's scale: 2 attackers count 1/2, 3 count 3/4, ...) and pawn shield
+    kd = ev.params[P_KING_DANGER]
+    if kd != 0:
+        if natt0 >= 2:
+            mg -= units0 * (256 - (256 >> (min(natt0, 9) - 1))) * kd >> 16
+        if natt1 >= 2:
+            mg += units1 * (256 - (256 >> (min(natt1, 9) - 1))) * kd >> 16
+    sh = ev.params[P_SHIELD]
+    if sh != 0:
+        if k0 >= 0:
+            mg += sh * (K.popcount(ev.shield[0, k0, 0] & wp0) + K.popcount(ev.shield[0, k0, 1] & wp1))
+        if k1 >= 0:
+            mg -= sh * (K.popcount(ev.shield[1, k1, 0] & bp0) + K.popcount(ev.shield[1, k1, 1] & bp1))
+    # mop-up: drive the bare or pawnless weak king to the edge and bring the strong one near
+    mu = ev.params[P_MOPUP]
+    if mu != 0 and k0 >= 0 and k1 >= 0:
+        margin = ev.params[P_MOPUP_MARGIN]
+        F = tab.cfg[K.CFG_FILES]
+        dist = max(abs(k0 % F - k1 % F), abs(k0 // F - k1 // F))
+        if mat >= margin and (bp0 | bp1) == K.ZERO:
+            eg += mu * (2 * (4 - min(ev.near[k1], 4)) + max(0, 12 - dist))
+        elif mat <= -margin and (wp0 | wp1) == K.ZERO:
+            eg -= mu * (2 * (4 - min(ev.near[k0], 4)) + max(0, 12 - dist))
+    s = (mg * phase + eg * (256 - phase)) // 256
     us = pos.st[K.ST_SIDE]
     if us == 1:
         s = -s
@@ -149,7 +244,13 @@ def evaluate(pos, tab, ev):
                             s -= pen
                         else:
                             s += pen // 2
-    return s + ev.params[P_TEMPO]
+    s += ev.params[P_TEMPO]
+    # as the 50-move counter runs, the evaluation shrinks towards a draw
+    fifty = tab.cfg[K.CFG_FIFTY]
+    half = pos.st[K.ST_HALF]
+    if fifty > 0 and half > 0:
+        s = s * (2 * fifty - min(half, fifty)) // (2 * fifty)
+    return s
 
 
 # ---------------------------------------------------------------------------------------------
@@ -284,10 +385,12 @@ def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply):
     v = K.verdict(tab, pos.cnt, pos.st[K.ST_SIDE])
     if v != 0:
         return mate_in(ply) if v > 0 else mated_in(ply)
-    stand = evaluate(pos, tab, ev)  # one call site: each is another inlined copy to compile
+    checked = K.in_check(tab, pos.bb, pos.st)
+    stand = np.int64(-INF)
+    if not checked or ply >= MAXPLY - 1:
+        stand = evaluate(pos, tab, ev)  # one call site: each is another inlined copy to compile
     if ply >= MAXPLY - 1:
         return stand
-    checked = K.in_check(tab, pos.bb, pos.st)
     n = K.generate(pos, tab, ss.moves[ply], np.int64(K.GEN_ALL) if checked else np.int64(K.GEN_TACTICAL))
     if checked and n == 0:
         return mated_in(ply)
@@ -360,12 +463,17 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
             if bound == BOUND_EXACT or (bound == BOUND_LOWER and tscore >= beta) \
                     or (bound == BOUND_UPPER and tscore <= alpha):
                 return tscore
-    # Step 4. Null move pruning (not in check, not in PV, with pieces besides pawns)
-    if allow_null != 0 and not pv_node and not checked and depth >= NULL_MIN_DEPTH and ply > 0:
-        ev_static = evaluate(pos, tab, ev)
-        if ev_static >= beta and abs(beta) < MATE_BOUND and has_pieces(pos, tab):
+    # Step 4. Static pruning (not in check, not in PV): reverse futility, then null move
+    ev_static = np.int64(0)
+    if not pv_node and not checked and ply > 0:
+        ev_static = evaluate(pos, tab, ev)  # the one call site in negamax
+        if depth <= RFP_DEPTH and abs(beta) < MATE_BOUND and ev_static - RFP_MARGIN * depth >= beta:
+            return ev_static
+        if allow_null != 0 and depth >= NULL_MIN_DEPTH and ev_static >= beta and abs(beta) < MATE_BOUND \
+                and has_pieces(pos, tab):
             K.make_null(pos, tab)
-            v = -negamax(pos, tab, ss, ev, depth - 1 - NULL_R, -beta, -beta + 1, ply + 1, np.int64(0))
+            v = -negamax(pos, tab, ss, ev, depth - 1 - NULL_R - depth // 6, -beta, -beta + 1, ply + 1,
+                         np.int64(0))
             K.unmake_null(pos, tab)
             if ss.ctrl[C_STOP]:
                 return 0
@@ -378,23 +486,39 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
             return mated_in(ply)
         return 0
     score_moves(pos, tab, ss, ev, ply, n, tt_move)
-    # Step 6. Move loop: PVS with late-move reductions
+    # Step 6. Move loop: PVS with late-move reductions; futility and late-move pruning of
+    # quiet moves that give no check, once a move has been searched
     best = -INF
     best_move = 0
     old_alpha = alpha
     us = pos.st[K.ST_SIDE]
+    prunable = not pv_node and not checked and ply > 0
+    futile = prunable and depth <= FUT_DEPTH and abs(alpha) < MATE_BOUND \
+        and ev_static + FUT_MARGIN * depth <= alpha
+    lmp_limit = 3 + depth * depth if (prunable and depth <= LMP_DEPTH) else 1 << 30
+    quiets = 0
     for i in range(n):
         m = pick(ss, ply, i, n)
         tactical = is_tactical(pos, tab, m)
         K.make_move(pos, tab, m)
+        gives_check = False  # only quiet moves need to know (pruning and reductions)
+        if not tactical:
+            gives_check = K.in_check(tab, pos.bb, pos.st)
+            quiets += 1
+            if i > 0 and not gives_check and best > -MATE_BOUND and (futile or quiets > lmp_limit):
+                K.unmake_move(pos, tab)
+                continue
         # PVS with LMR as a sequence of (reduction, null window?) searches through one call
         # site: every recursive call site is another inlined copy for LLVM to compile.
         r = 0
         if i > 0 and depth >= LMR_MIN_DEPTH and i >= LMR_MIN_MOVES and not tactical and not checked \
-                and not K.in_check(tab, pos.bb, pos.st):
-            r = 1 if i < 8 else 2
+                and not gives_check:
+            r = int(0.75 + math.log(depth) * math.log(i + 1) / 2.25)
             if pv_node:
                 r -= 1
+            if m == ss.killers[ply, 0] or m == ss.killers[ply, 1]:
+                r -= 1
+            r = max(0, min(r, depth - 2))
         zw = i > 0  # the first move gets the full window, the rest a null window first
         while True:
             lo = -alpha - 1 if zw else -beta
@@ -427,13 +551,17 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
                         if ss.killers[ply, 0] != m:
                             ss.killers[ply, 1] = ss.killers[ply, 0]
                             ss.killers[ply, 0] = m
-                        fr = m & 127
-                        to = (m >> 7) & 127
-                        ss.history[us, fr, to] += depth * depth
-                        if ss.history[us, fr, to] > (1 << 26):
+                        bonus = depth * depth
+                        ss.history[us, m & 127, (m >> 7) & 127] += bonus
+                        # the quiet moves searched before it failed to cut: a malus
+                        for j in range(i):
+                            q = ss.moves[ply, j]
+                            if not is_tactical(pos, tab, q):
+                                ss.history[us, q & 127, (q >> 7) & 127] -= bonus
+                        if abs(ss.history[us, m & 127, (m >> 7) & 127]) > (1 << 26):
                             for a in range(128):
                                 for b in range(128):
-                                    ss.history[us, a, b] >>= 1
+                                    ss.history[us, a, b] //= 2
                     break
     # Step 8. Store
     if best >= beta:
