@@ -15,6 +15,7 @@ pvlen           (MAXPLY+1,) int64
 moves, mscore   (MAXPLY, MAXMOVES)      move lists and their ordering scores per ply
 ctrl            (16,) int64             C_* slots: stop flag (set from Python), nodes,
                                         node limit, seldepth
+ev_key, ev_val  (2**16,) uint64, int64  evaluation cache: Zobrist key, static evaluation
 ==============  ======================  ==============================================
 
 The search reads as a numbered recipe in ``negamax``.  Scores are centipawns from the side
@@ -47,6 +48,7 @@ MATE_BOUND = MATE - 1000
 INF = 32000
 BOUND_EXACT, BOUND_LOWER, BOUND_UPPER = 3, 1, 2
 C_STOP, C_NODES, C_NODE_LIMIT, C_SELDEPTH = 0, 1, 2, 3
+EVAL_CACHE = 1 << 16  # entries of the evaluation cache
 
 # Tuned numbers live here, in one place.
 PARAMS = {
@@ -82,6 +84,8 @@ class SearchTables(NamedTuple):
     moves: np.ndarray
     mscore: np.ndarray
     ctrl: np.ndarray
+    ev_key: np.ndarray
+    ev_val: np.ndarray
 
 
 # ---------------------------------------------------------------------------------------------
@@ -121,18 +125,43 @@ def value_from_tt(v, ply):
 
 
 @helper
-def evaluate(pos, tab, ev):
+def evaluate(pos, tab, ev, ss, alpha, beta):
     """Static evaluation from the side to move (terms and layout: ``jitfish.eval``).
 
-    One pass over the pieces adds the middlegame and endgame square values, passed pawns,
-    mobility and the attack units against each royal piece's zone; then king danger and the
-    pawn shield (middlegame), mop-up (endgame); the two are blended by the phase, then come
-    the safety penalty, the tempo and the 50-move scaling."""
+    Full evaluations go through the evaluation cache (``ss.ev_key``/``ss.ev_val``, by Zobrist
+    key).  Lazy evaluation: when the cheap terms (material, squares, passed pawns) already lie
+    ``LAZY_MARGIN`` outside (alpha, beta), mobility and king safety are not computed (quiescence
+    passes its window; the main search passes an infinite one).  The 50-move scaling comes
+    last, as the key does not hold the counter."""
+    key = pos.keys[pos.st[K.ST_PLY]]
+    slot = key & np.uint64(ss.ev_key.shape[0] - 1)
+    if ss.ev_key[slot] == key:
+        s = ss.ev_val[slot]
+    else:
+        s, full = evaluate_terms(pos, tab, ev, alpha, beta)
+        if full:
+            ss.ev_key[slot] = key
+            ss.ev_val[slot] = s
+    # as the 50-move counter runs, the evaluation shrinks towards a draw
+    fifty = tab.cfg[K.CFG_FIFTY]
+    half = pos.st[K.ST_HALF]
+    if fifty > 0 and half > 0:
+        s = s * (2 * fifty - min(half, fifty)) // (2 * fifty)
+    return s
+
+
+LAZY_MARGIN = 300
+
+
+@helper
+def evaluate_terms(pos, tab, ev, alpha, beta):
+    """(evaluation from the side to move, complete?) -- see ``evaluate``."""
     bb = pos.bb
     cnt = pos.cnt
     occ0 = bb[0, 0] | bb[1, 0]
     occ1 = bb[0, 1] | bb[1, 1]
     T = tab.cfg[K.CFG_NTYPES]
+    us = pos.st[K.ST_SIDE]
     # pawn-like pieces of each colour (words 0 and 1), the phase and the material balance
     wp0 = K.ZERO
     wp1 = K.ZERO
@@ -155,14 +184,7 @@ def evaluate(pos, tab, ev):
     if tab.cfg[K.CFG_ROYAL] < 0:
         k0 = -1
         k1 = -1
-    z00 = ev.zone[k0, 0] if k0 >= 0 else K.ZERO  # the white king's zone
-    z01 = ev.zone[k0, 1] if k0 >= 0 else K.ZERO
-    z10 = ev.zone[k1, 0] if k1 >= 0 else K.ZERO  # the black king's zone
-    z11 = ev.zone[k1, 1] if k1 >= 0 else K.ZERO
-    units0 = np.int64(0)  # attack units against White's king, and the number of attackers
-    natt0 = np.int64(0)
-    units1 = np.int64(0)
-    natt1 = np.int64(0)
+    # Pass 1: square values and passed pawns
     mg = np.int64(0)
     eg = np.int64(0)
     for w in range(2):
@@ -173,47 +195,14 @@ def evaluate(pos, tab, ev):
             code = pos.board[sq]
             mg += ev.psq[code, sq]
             eg += ev.psq_eg[code, sq]
-            t = (code - 1) >> 1
-            c = (code - 1) & 1
             pb = ev.passed[code, sq]
             if pb != 0:
+                c = (code - 1) & 1
                 e0 = bp0 if c == 0 else wp0
                 e1 = bp1 if c == 0 else wp1
                 if ((ev.front[c, sq, 0] & e0) | (ev.front[c, sq, 1] & e1)) == K.ZERO:
                     mg += pb // 2
                     eg += pb
-            mob = ev.mobility[t]
-            ka = ev.katt[t]
-            if mob != 0 or ka != 0:
-                m0, m1, c0, c1 = K.piece_targets(tab, t, c, sq, occ0, occ1, np.int64(0))
-                if mob != 0:
-                    n = K.popcount(((m0 & ~occ0) | (c0 & bb[1 - c, 0]))) + K.popcount(((m1 & ~occ1) | (c1 & bb[1 - c, 1])))
-                    mg += mob * n if c == 0 else -mob * n
-                    eg += mob * n if c == 0 else -mob * n
-                if ka != 0:
-                    if c == 0:
-                        a = K.popcount(c0 & z10) + K.popcount(c1 & z11)
-                        if a:
-                            units1 += ka * a
-                            natt1 += 1
-                    else:
-                        a = K.popcount(c0 & z00) + K.popcount(c1 & z01)
-                        if a:
-                            units0 += ka * a
-                            natt0 += 1
-    # king danger (Fruit's scale: 2 attackers count 1/2, 3 count 3/4, ...) and pawn shield
-    kd = ev.params[P_KING_DANGER]
-    if kd != 0:
-        if natt0 >= 2:
-            mg -= units0 * (256 - (256 >> (min(natt0, 9) - 1))) * kd >> 16
-        if natt1 >= 2:
-            mg += units1 * (256 - (256 >> (min(natt1, 9) - 1))) * kd >> 16
-    sh = ev.params[P_SHIELD]
-    if sh != 0:
-        if k0 >= 0:
-            mg += sh * (K.popcount(ev.shield[0, k0, 0] & wp0) + K.popcount(ev.shield[0, k0, 1] & wp1))
-        if k1 >= 0:
-            mg -= sh * (K.popcount(ev.shield[1, k1, 0] & bp0) + K.popcount(ev.shield[1, k1, 1] & bp1))
     # mop-up: drive the bare or pawnless weak king to the edge and bring the strong one near
     mu = ev.params[P_MOPUP]
     if mu != 0 and k0 >= 0 and k1 >= 0:
@@ -224,8 +213,64 @@ def evaluate(pos, tab, ev):
             eg += mu * (2 * (4 - min(ev.near[k1], 4)) + max(0, 12 - dist))
         elif mat <= -margin and (wp0 | wp1) == K.ZERO:
             eg -= mu * (2 * (4 - min(ev.near[k0], 4)) + max(0, 12 - dist))
+    sh = ev.params[P_SHIELD]
+    if sh != 0:
+        if k0 >= 0:
+            mg += sh * (K.popcount(ev.shield[0, k0, 0] & wp0) + K.popcount(ev.shield[0, k0, 1] & wp1))
+        if k1 >= 0:
+            mg -= sh * (K.popcount(ev.shield[1, k1, 0] & bp0) + K.popcount(ev.shield[1, k1, 1] & bp1))
+    lazy = (mg * phase + eg * (256 - phase)) // 256
+    if us == 1:
+        lazy = -lazy
+    if lazy - LAZY_MARGIN >= beta or lazy + LAZY_MARGIN <= alpha:
+        return lazy + ev.params[P_TEMPO], False
+    # Pass 2: mobility and attacks on the squares next to each royal piece
+    z00 = ev.zone[k0, 0] if k0 >= 0 else K.ZERO  # the white king's zone
+    z01 = ev.zone[k0, 1] if k0 >= 0 else K.ZERO
+    z10 = ev.zone[k1, 0] if k1 >= 0 else K.ZERO  # the black king's zone
+    z11 = ev.zone[k1, 1] if k1 >= 0 else K.ZERO
+    units0 = np.int64(0)  # attack units against White's king, and the number of attackers
+    natt0 = np.int64(0)
+    units1 = np.int64(0)
+    natt1 = np.int64(0)
+    mob_s = np.int64(0)
+    for t in range(T):
+        mob = ev.mobility[t]
+        ka = ev.katt[t]
+        if mob == 0 and ka == 0:
+            continue
+        for c in range(2):
+            for w in range(2):
+                b = bb[K.ROW_TYPE + t, w] & bb[c, w]
+                while b:
+                    sq = lsb(b) + 64 * w
+                    b &= b - K.ONE
+                    m0, m1, c0, c1 = K.piece_targets(tab, t, c, sq, occ0, occ1, np.int64(0))
+                    if mob != 0:
+                        n = K.popcount(((m0 & ~occ0) | (c0 & bb[1 - c, 0]))) \
+                            + K.popcount(((m1 & ~occ1) | (c1 & bb[1 - c, 1])))
+                        mob_s += mob * n if c == 0 else -mob * n
+                    if ka != 0:
+                        if c == 0:
+                            a = K.popcount(c0 & z10) + K.popcount(c1 & z11)
+                            if a:
+                                units1 += ka * a
+                                natt1 += 1
+                        else:
+                            a = K.popcount(c0 & z00) + K.popcount(c1 & z01)
+                            if a:
+                                units0 += ka * a
+                                natt0 += 1
+    mg += mob_s
+    eg += mob_s
+    # king danger (Fruit's scale: 2 attackers count 1/2, 3 count 3/4, ...)
+    kd = ev.params[P_KING_DANGER]
+    if kd != 0:
+        if natt0 >= 2:
+            mg -= units0 * (256 - (256 >> (min(natt0, 9) - 1))) * kd >> 16
+        if natt1 >= 2:
+            mg += units1 * (256 - (256 >> (min(natt1, 9) - 1))) * kd >> 16
     s = (mg * phase + eg * (256 - phase)) // 256
-    us = pos.st[K.ST_SIDE]
     if us == 1:
         s = -s
     st_type = ev.params[P_SAFETY_TYPE]
@@ -244,13 +289,7 @@ def evaluate(pos, tab, ev):
                             s -= pen
                         else:
                             s += pen // 2
-    s += ev.params[P_TEMPO]
-    # as the 50-move counter runs, the evaluation shrinks towards a draw
-    fifty = tab.cfg[K.CFG_FIFTY]
-    half = pos.st[K.ST_HALF]
-    if fifty > 0 and half > 0:
-        s = s * (2 * fifty - min(half, fifty)) // (2 * fifty)
-    return s
+    return s + ev.params[P_TEMPO], True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -374,6 +413,7 @@ def poll(ss):
 
 
 QS_CONVERSION_PLIES = 2  # conversions (which never end) are searched this deep in quiescence
+QS_DELTA = 200  # delta-pruning margin in quiescence (centipawns)
 
 
 @helper
@@ -388,7 +428,7 @@ def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply):
     checked = K.in_check(tab, pos.bb, pos.st)
     stand = np.int64(-INF)
     if not checked or ply >= MAXPLY - 1:
-        stand = evaluate(pos, tab, ev)  # one call site: each is another inlined copy to compile
+        stand = evaluate(pos, tab, ev, ss, alpha, beta)  # one call site: each is another inlined copy to compile
     if ply >= MAXPLY - 1:
         return stand
     n = K.generate(pos, tab, ss.moves[ply], np.int64(K.GEN_ALL) if checked else np.int64(K.GEN_TACTICAL))
@@ -401,8 +441,21 @@ def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply):
             alpha = stand
     score_moves(pos, tab, ss, ev, ply, n, 0)
     best = stand if not checked else -INF
+    # no delta pruning where one capture can decide the game (extinction, a bare king)
+    delta_ok = not checked and tab.cfg[K.CFG_EXT_MASK] == 0
+    if delta_ok and tab.cfg[K.CFG_BARE_KING]:
+        left = 0
+        for t in range(tab.cfg[K.CFG_NTYPES]):
+            left += pos.cnt[1 - pos.st[K.ST_SIDE], t]
+        delta_ok = left > 2
     for i in range(n):
         m = pick(ss, ply, i, n)
+        if delta_ok:
+            # delta pruning: a capture that cannot lift the score near alpha is not searched
+            victim = pos.board[(m >> 7) & 127]
+            if victim != 0 and ((m >> 18) & 3) != K.KIND_CASTLE and (m >> 14) & 15 == 0 \
+                    and stand + ev.value[(victim - 1) >> 1] + QS_DELTA <= alpha:
+                continue
         K.make_move(pos, tab, m)
         if not checked and tab.cfg[K.CFG_CONVERSION] >= 0:
             # a Cleopatra move that converts nothing is quiet
@@ -466,7 +519,7 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
     # Step 4. Static pruning (not in check, not in PV): reverse futility, then null move
     ev_static = np.int64(0)
     if not pv_node and not checked and ply > 0:
-        ev_static = evaluate(pos, tab, ev)  # the one call site in negamax
+        ev_static = evaluate(pos, tab, ev, ss, np.int64(-INF), np.int64(INF))  # the one call site in negamax
         if depth <= RFP_DEPTH and abs(beta) < MATE_BOUND and ev_static - RFP_MARGIN * depth >= beta:
             return ev_static
         if allow_null != 0 and depth >= NULL_MIN_DEPTH and ev_static >= beta and abs(beta) < MATE_BOUND \
@@ -501,11 +554,13 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
         m = pick(ss, ply, i, n)
         tactical = is_tactical(pos, tab, m)
         K.make_move(pos, tab, m)
-        gives_check = False  # only quiet moves need to know (pruning and reductions)
+        gives_check = False  # asked only where pruning or a reduction depends on it
         if not tactical:
-            gives_check = K.in_check(tab, pos.bb, pos.st)
             quiets += 1
-            if i > 0 and not gives_check and best > -MATE_BOUND and (futile or quiets > lmp_limit):
+            may_prune = i > 0 and best > -MATE_BOUND and (futile or quiets > lmp_limit)
+            if may_prune or (i >= LMR_MIN_MOVES and depth >= LMR_MIN_DEPTH and not checked):
+                gives_check = K.in_check(tab, pos.bb, pos.st)
+            if may_prune and not gives_check:
                 K.unmake_move(pos, tab)
                 continue
         # PVS with LMR as a sequence of (reduction, null window?) searches through one call
@@ -730,6 +785,8 @@ class Engine:
         self.pvlen = np.zeros(MAXPLY + 2, np.int64)
         self.moves = np.zeros((MAXPLY + 2, K.MAXMOVES), np.int64)
         self.mscore = np.zeros((MAXPLY + 2, K.MAXMOVES), np.int64)
+        self.ev_key = np.zeros(EVAL_CACHE, np.uint64)
+        self.ev_val = np.zeros(EVAL_CACHE, np.int64)
         self._clock = _Watchdog(self.stop)
 
     def set_hash(self, mb: int) -> None:
@@ -744,6 +801,7 @@ class Engine:
         self.tt_data[:] = -1
         self.history[:] = 0
         self.killers[:] = 0
+        self.ev_key[:] = 0
 
     def stop(self) -> None:
         """Ask a running search to return (safe from any thread)."""
@@ -751,7 +809,7 @@ class Engine:
 
     def _tables(self) -> SearchTables:
         return SearchTables(self.tt_key, self.tt_data, self.killers, self.history, self.pv,
-                            self.pvlen, self.moves, self.mscore, self.ctrl)
+                            self.pvlen, self.moves, self.mscore, self.ctrl, self.ev_key, self.ev_val)
 
     def warmup(self, variant: str = "chess") -> None:
         """Compile or load every kernel the search uses (blocking)."""
