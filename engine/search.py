@@ -125,6 +125,12 @@ def value_from_tt(v, ply):
 
 
 @helper
+def sdiv(a, b):
+    """a / b rounded towards zero (floor division would favour Black by a centipawn)."""
+    return a // b if a >= 0 else -((-a) // b)
+
+
+@helper
 def evaluate(pos, tab, ev, ss, alpha, beta):
     """Static evaluation from the side to move (terms and layout: ``jitfish.eval``).
 
@@ -146,7 +152,7 @@ def evaluate(pos, tab, ev, ss, alpha, beta):
     fifty = tab.cfg[K.CFG_FIFTY]
     half = pos.st[K.ST_HALF]
     if fifty > 0 and half > 0:
-        s = s * (2 * fifty - min(half, fifty)) // (2 * fifty)
+        s = sdiv(s * (2 * fifty - min(half, fifty)), 2 * fifty)
     return s
 
 
@@ -201,7 +207,7 @@ def evaluate_terms(pos, tab, ev, alpha, beta):
                 e0 = bp0 if c == 0 else wp0
                 e1 = bp1 if c == 0 else wp1
                 if ((ev.front[c, sq, 0] & e0) | (ev.front[c, sq, 1] & e1)) == K.ZERO:
-                    mg += pb // 2
+                    mg += sdiv(pb, 2)
                     eg += pb
     # mop-up: drive the bare or pawnless weak king to the edge and bring the strong one near
     mu = ev.params[P_MOPUP]
@@ -219,7 +225,7 @@ def evaluate_terms(pos, tab, ev, alpha, beta):
             mg += sh * (K.popcount(ev.shield[0, k0, 0] & wp0) + K.popcount(ev.shield[0, k0, 1] & wp1))
         if k1 >= 0:
             mg -= sh * (K.popcount(ev.shield[1, k1, 0] & bp0) + K.popcount(ev.shield[1, k1, 1] & bp1))
-    lazy = (mg * phase + eg * (256 - phase)) // 256
+    lazy = sdiv(mg * phase + eg * (256 - phase), 256)
     if us == 1:
         lazy = -lazy
     if lazy - LAZY_MARGIN >= beta or lazy + LAZY_MARGIN <= alpha:
@@ -270,7 +276,7 @@ def evaluate_terms(pos, tab, ev, alpha, beta):
             mg -= units0 * (256 - (256 >> (min(natt0, 9) - 1))) * kd >> 16
         if natt1 >= 2:
             mg += units1 * (256 - (256 >> (min(natt1, 9) - 1))) * kd >> 16
-    s = (mg * phase + eg * (256 - phase)) // 256
+    s = sdiv(mg * phase + eg * (256 - phase), 256)
     if us == 1:
         s = -s
     st_type = ev.params[P_SAFETY_TYPE]
@@ -290,6 +296,13 @@ def evaluate_terms(pos, tab, ev, alpha, beta):
                         else:
                             s += pen // 2
     return s + ev.params[P_TEMPO], True
+
+
+@kernel
+def static_eval(pos, tab, ev, ss):
+    """The static evaluation from Python (tests and tools; the search never calls this, so it
+    costs no compile time at start-up)."""
+    return evaluate(pos, tab, ev, ss, np.int64(-INF), np.int64(INF))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -927,6 +940,10 @@ class Engine:
             out.append(q.move_name(m))
             q.push(m)
         return out
+
+    def static_eval(self, position: Position) -> int:
+        """The static evaluation of ``position`` in centipawns from the side to move."""
+        return int(static_eval(position.pos, position.tab, eval_tables(position.variant), self._tables()))
 
     def hashfull(self) -> int:
         sample = self.tt_data[:1000]

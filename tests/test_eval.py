@@ -1,0 +1,121 @@
+"""Evaluation: colour symmetry in every variant, the weight files' validation, and terms that
+must point the right way (passed pawns, king safety, mop-up, the 50-move scaling)."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from jitfish.engine.search import Engine
+from jitfish.eval import _weights, eval_tables
+from jitfish.movegen import Position, load_variant, variant_names
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine(hash_mb=1)
+
+
+def flipped(fen: str) -> str:
+    """The same position with the colours swapped (board mirrored top to bottom, case swapped,
+    the other side to move); rights and en passant dropped (the evaluation ignores them)."""
+    board, side, *_rest = fen.split()
+    half = fen.split()[4]
+    rows = [r.swapcase() for r in reversed(board.split("/"))]
+    return f"{'/'.join(rows)} {'b' if side == 'w' else 'w'} - - {half} 1"
+
+
+def plain(fen: str) -> str:
+    board, side, _r, _ep, half, _full = fen.split()
+    return f"{board} {side} - - {half} 1"
+
+
+def random_positions(variant: str, n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        pos = Position(variant)
+        for _ in range(rng.randrange(4, 60)):
+            moves = pos.legal_moves()
+            if not moves or pos.outcome():
+                break
+            pos.push(rng.choice(moves))
+        if pos.legal_moves() and not pos.outcome():
+            out.append(plain(pos.fen()))
+    return out
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_evaluation_is_colour_symmetric(engine: Engine, variant: str) -> None:
+    """Each term is added for one colour and subtracted for the other: a sign slip in any of
+    them shows up as a position and its mirror image scoring differently."""
+    for fen in random_positions(variant, 25, seed=7):
+        a = engine.static_eval(Position(variant, fen))
+        b = engine.static_eval(Position(variant, flipped(fen)))
+        assert a == b, (fen, a, b)
+
+
+def test_start_position_is_near_balance(engine: Engine) -> None:
+    for variant in variant_names():
+        assert abs(engine.static_eval(Position(variant))) <= 60, variant
+
+
+def test_passed_pawn_is_worth_more_than_a_blocked_one(engine: Engine) -> None:
+    passed = engine.static_eval(Position("chess", "4k3/8/8/3P4/8/8/8/4K3 w - - 0 1"))
+    blocked = engine.static_eval(Position("chess", "4k3/3p4/8/3P4/8/8/8/4K3 w - - 0 1"))
+    # the black pawn costs White about a pawn; a passed white pawn is worth more on top
+    values = eval_tables(load_variant("chess")).value
+    assert passed - blocked > values[0], (passed, blocked)
+
+
+def test_king_attack_counts(engine: Engine) -> None:
+    """The same material, the black queen and rook next to White's king or far from it: with
+    king danger switched off the gap between the two shrinks."""
+    from jitfish.eval import P_KING_DANGER
+
+    near = Position("chess", "2b3k1/ppp2ppp/2n5/8/8/6q1/PPP2PPr/RNBQ1RK1 w - - 0 1")
+    far = Position("chess", "r1b3k1/ppp2ppp/q1n5/8/8/8/PPP2PP1/RNBQ1RK1 w - - 0 1")
+    params = eval_tables(near.variant).params
+    kd = int(params[P_KING_DANGER])
+    try:
+        engine.new_game()
+        gap = engine.static_eval(far) - engine.static_eval(near)
+        params[P_KING_DANGER] = 0
+        engine.new_game()  # the evaluation cache
+        gap_off = engine.static_eval(far) - engine.static_eval(near)
+    finally:
+        params[P_KING_DANGER] = kd
+        engine.new_game()
+    assert gap - gap_off >= 20, (gap, gap_off)
+
+
+def test_mop_up_drives_the_bare_king_to_the_edge(engine: Engine) -> None:
+    centre = engine.static_eval(Position("chess", "8/8/8/3k4/8/8/8/R3K3 w - - 0 1"))
+    edge = engine.static_eval(Position("chess", "3k4/8/8/8/8/8/8/R3K3 w - - 0 1"))
+    assert edge > centre
+
+
+def test_fifty_move_counter_shrinks_the_score(engine: Engine) -> None:
+    fresh = engine.static_eval(Position("chess", "4k3/8/8/8/8/8/8/R3K3 w - - 0 60"))
+    late = engine.static_eval(Position("chess", "4k3/8/8/8/8/8/8/R3K3 w - - 90 60"))
+    assert 0 < late < fresh
+
+
+def test_weight_files_reject_unknown_keys(tmp_path, monkeypatch) -> None:
+    import jitfish.eval as E
+
+    monkeypatch.setattr(E, "WEIGHTS_DIR", tmp_path)
+    (tmp_path / "x.toml").write_text("tempo = 1\nkings_danger = 3\n")
+    with pytest.raises(ValueError, match="kings_danger"):
+        _weights("x")
+
+
+def test_passed_is_only_for_pawns(monkeypatch, tmp_path) -> None:
+    import jitfish.eval as E
+
+    text = (E.WEIGHTS_DIR / "chess.toml").read_text() + "\n[pieces.R]\npassed = 3\n"
+    (tmp_path / "chess.toml").write_text(text.replace("[pieces.R]\nvalue", "[pieces.RR]\nvalue", 1))
+    monkeypatch.setattr(E, "WEIGHTS_DIR", tmp_path)
+    monkeypatch.setattr(E, "_CACHE", {})
+    with pytest.raises(ValueError):
+        eval_tables(load_variant("chess"))
