@@ -7,12 +7,15 @@
    to the variant's verdict or adjudicated as a draw at ``--max-plies``.
 2. Positions: every position after the opening where the side to move is not in check,
    labelled with the game's result (1, 0.5, 0 from White's side).
-3. Fit: the static evaluation's material values (all other terms fixed) minimise
-   ``sum (result - sigmoid(K * eval / 400))**2`` (Texel's method: K fitted first, then one
-   coordinate at a time, steps of 10 then 5 centipawns, until no step helps; a value moves at
-   most ``--max-change`` (a fraction) from its current one, so small samples cannot run away).
-4. Prints the old and new values and the error; ``--write`` stores them in
-   ``eval/weights/<variant>.toml`` (the file keeps its other keys).
+3. Fit: the full static evaluation (``Engine.static_eval``, every term of the tapered
+   evaluation) plus a shift of each piece type's material, the same in middlegame and
+   endgame, minimises ``sum (result - sigmoid(K * eval / 400))**2`` (Texel's method: K fitted
+   first, then one coordinate at a time, steps of 10 then 5 centipawns, until no step helps; a
+   value moves at most ``--max-change`` (a fraction) from its current one, so small samples
+   cannot run away).
+4. Prints the old and new values and the error; ``--write`` adds the shifts to ``value`` (and to
+   ``value_eg`` where the file has one) in ``eval/weights/<variant>.toml``; the file keeps its
+   other keys.
 
 Every number comes from the command line, so a run is reproducible from it.
 """
@@ -27,6 +30,7 @@ import numpy as np
 
 
 def self_play(variant: str, games: int, nodes: int, opening_plies: int, max_plies: int, seed: int):
+    """(FEN, result from White's side) of every quiet position after the opening."""
     from tqdm import tqdm
 
     from jitfish.engine.search import Engine, Limits
@@ -34,7 +38,7 @@ def self_play(variant: str, games: int, nodes: int, opening_plies: int, max_plie
 
     rng = random.Random(seed)
     eng = Engine(hash_mb=8)
-    samples: list[tuple[np.ndarray, np.ndarray, float]] = []  # (board, cnt, result)
+    samples: list[tuple[str, float]] = []
     for _ in tqdm(range(games), desc=f"self-play {variant}", unit="game", file=sys.stderr):
         pos = Position(variant)
         eng.new_game()
@@ -53,29 +57,37 @@ def self_play(variant: str, games: int, nodes: int, opening_plies: int, max_plie
             if len(pos.history) >= max_plies:
                 break
             if not pos.is_check():
-                seen.append((pos.pos.cnt.copy(), pos.pos.board.copy(), pos.turn))
+                seen.append(pos.fen())
             res = eng.search(pos, Limits(nodes=nodes))
             pos.push(res.best)
-        for cnt, board, turn in seen:
-            samples.append((cnt, board, result))
+        samples += [(fen, result) for fen in seen]
     return samples
 
 
 def fit(variant: str, samples, steps=(10, 5), max_change: float = 0.3):
+    """(old values, new values, K, error before, error after): shifts of the material values
+    fitted with every other term of the evaluation as it is."""
+    from jitfish.engine.search import Engine
     from jitfish.eval import eval_tables
-    from jitfish.movegen import load_variant
+    from jitfish.movegen import Position, load_variant
 
     ev = eval_tables(load_variant(variant))
     T = len(ev.value)
-    # eval from White's side = material (fitted) + the fixed square terms
-    diff = np.array([s[0][0] - s[0][1] for s in samples], np.float64)  # (N, T) count difference
-    rest = np.array([sum(int(ev.psq[int(c), q]) for q, c in enumerate(s[1]) if c)
-                     for s in samples], np.float64) - diff @ ev.value
-    y = np.array([s[2] for s in samples], np.float64)
-    values = ev.value.astype(np.float64).copy()
+    eng = Engine(hash_mb=1)
+    diff = np.zeros((len(samples), T), np.float64)  # piece-count difference, White - Black
+    base = np.zeros(len(samples), np.float64)  # the full static evaluation from White's side
+    for i, (fen, _) in enumerate(samples):
+        pos = Position(variant, fen)
+        cnt = pos.pos.cnt
+        diff[i] = cnt[0, :T] - cnt[1, :T]
+        v = eng.static_eval(pos)
+        base[i] = v if pos.turn == 0 else -v
+    y = np.array([s[1] for s in samples], np.float64)
+    old = ev.value.astype(np.float64)
+    values = old.copy()
 
     def error(v, k):
-        e = diff @ v + rest
+        e = diff @ (v - old) + base
         return float(np.mean((y - 1.0 / (1.0 + 10 ** (-k * e / 400.0))) ** 2))
 
     ks = np.linspace(0.2, 3.0, 57)
@@ -101,7 +113,8 @@ def fit(variant: str, samples, steps=(10, 5), max_change: float = 0.3):
     return ev.value.copy(), values.astype(np.int64), k, start, best
 
 
-def write_values(variant: str, values) -> Path:
+def write_values(variant: str, old, new) -> Path:
+    """Add each type's shift (new - old) to ``value`` and, where present, ``value_eg``."""
     from jitfish.eval import WEIGHTS_DIR
     from jitfish.movegen import load_spec
 
@@ -114,15 +127,18 @@ def write_values(variant: str, values) -> Path:
     written = set()
     for line in lines:
         s = line.strip()
+        key = s.split("=", 1)[0].strip() if "=" in s else ""
         if s.startswith("[pieces.") and s.endswith("]"):
             current = s[len("[pieces."):-1]
-        elif current and s.startswith("value") and "=" in s and current in letters:
-            line = f"value = {int(values[letters.index(current)])}"
+        elif current is not None and current in letters and key in ("value", "value_eg"):
+            t = letters.index(current)
+            shift = int(new[t]) - int(old[t])
+            line = f"{key} = {int(s.split('=', 1)[1].split('#')[0]) + shift}"
             written.add(current)
         out.append(line)
     for t, ch in enumerate(letters):
         if ch not in written:
-            out += ["", f"[pieces.{ch}]", f"value = {int(values[t])}"]
+            out += ["", f"[pieces.{ch}]", f"value = {int(new[t])}"]
     path.write_text("\n".join(out) + "\n")
     return path
 
@@ -150,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     for t, ch in enumerate(letters):
         print(f"  {ch}: {int(old[t]):5d} -> {int(new[t]):5d}")
     if args.write:
-        print(f"written to {write_values(args.variant, new)}")
+        print(f"written to {write_values(args.variant, old, new)}")
     return 0
 
 
