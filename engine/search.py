@@ -125,6 +125,27 @@ def value_from_tt(v, ply):
 
 
 @helper
+def conversion_threat(tab, bb, sq, c, conv, occ0, occ1):
+    """Can a colour-c converting piece (Cleopatra) move to a square from which it attacks sq?
+    Only the piece that moves converts, so this, not an attack on sq now, is the threat.  The
+    squares attacking sq are the converting piece's own pattern from sq (symmetric moves)."""
+    q0 = bb[K.ROW_TYPE + conv, 0] & bb[c, 0]
+    q1 = bb[K.ROW_TYPE + conv, 1] & bb[c, 1]
+    if (q0 | q1) == K.ZERO:
+        return False
+    _m0, _m1, a0, a1 = K.piece_targets(tab, conv, c, sq, occ0, occ1, np.int64(0))
+    for w in range(2):
+        b = q0 if w == 0 else q1
+        while b:
+            s = lsb(b) + 64 * w
+            b &= b - K.ONE
+            m0, m1, _c0, _c1 = K.piece_targets(tab, conv, c, s, occ0, occ1, np.int64(0))
+            if (m0 & ~occ0 & a0) | (m1 & ~occ1 & a1):
+                return True
+    return False
+
+
+@helper
 def sdiv(a, b):
     """a / b rounded towards zero (floor division would favour Black by a centipawn)."""
     return a // b if a >= 0 else -((-a) // b)
@@ -281,6 +302,7 @@ def evaluate_terms(pos, tab, ev, alpha, beta):
         s = -s
     st_type = ev.params[P_SAFETY_TYPE]
     if st_type >= 0:
+        conv = tab.cfg[K.CFG_CONVERSION]
         for c in range(2):
             p0 = bb[K.ROW_TYPE + st_type, 0] & bb[c, 0]
             p1 = bb[K.ROW_TYPE + st_type, 1] & bb[c, 1]
@@ -289,7 +311,11 @@ def evaluate_terms(pos, tab, ev, alpha, beta):
                 while b:
                     sq = lsb(b) + 64 * w
                     b &= b - K.ONE
-                    if K.attacked(tab, bb, sq, 1 - c, occ0, occ1, K.ZERO, K.ZERO):
+                    if conv >= 0:
+                        hit = conversion_threat(tab, bb, sq, 1 - c, conv, occ0, occ1)
+                    else:
+                        hit = K.attacked(tab, bb, sq, 1 - c, occ0, occ1, K.ZERO, K.ZERO)
+                    if hit:
                         pen = ev.params[P_SAFETY_PENALTY]
                         if c == us:
                             s -= pen

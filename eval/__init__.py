@@ -16,7 +16,10 @@ start position's).  Keys:
   own or a neighbouring file earns ``passed * n * (n + 1) / 2`` in the endgame, n = ranks
   advanced beyond its second rank; half of it in the middlegame).
 - ``safety_piece``, ``safety_penalty``: each piece of that type standing attacked by the enemy
-  costs the penalty (Aces in Cows and Butterflies, the King under a Cleopatra's eye).
+  costs the penalty (Aces in Cows and Butterflies).  In variants with conversion (Cleopatra),
+  where only the piece that moves converts, the test is instead whether an enemy converting
+  piece can move to a square from which it attacks the piece (the King one move from
+  conversion).
 - ``pawn_shield``: per own pawn-like piece on the three squares in front of the royal piece
   (middlegame only).
 - ``king_danger``: scale (per 256) of the summed ``king_attack`` units, which grow with the

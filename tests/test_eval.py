@@ -119,3 +119,18 @@ def test_passed_is_only_for_pawns(monkeypatch, tmp_path) -> None:
     monkeypatch.setattr(E, "_CACHE", {})
     with pytest.raises(ValueError):
         eval_tables(load_variant("chess"))
+
+
+def test_cleopatra_threat_is_a_cleopatra_move_away(engine: Engine) -> None:
+    """In Cleopatra only the Cleopatra that moves converts: a knight next to the King is no
+    danger; a Cleopatra that can move to a square from which it attacks the King is."""
+    from jitfish.eval import P_SAFETY_PENALTY
+
+    pen = int(eval_tables(load_variant("cleopatra")).params[P_SAFETY_PENALTY])
+    knight_far = engine.static_eval(Position("cleopatra", "4k3/8/8/8/8/8/8/4K1n1 w - - 0 1"))
+    knight_near = engine.static_eval(Position("cleopatra", "4k3/8/8/8/8/8/6n1/4K3 w - - 0 1"))
+    assert abs(knight_far - knight_near) < pen // 2
+    # the black Cleopatra on a8 is one move from a4 or e8... blocked here by its own pawns
+    shut = engine.static_eval(Position("cleopatra", "q3k3/ppp5/8/8/8/8/8/4K3 w - - 0 1"))
+    free = engine.static_eval(Position("cleopatra", "4k3/ppp5/8/8/8/8/8/q3K3 w - - 0 1"))
+    assert shut - free > pen // 2, (shut, free)
