@@ -62,6 +62,8 @@ PARAMS = {
     "futility_depth": 3,     # quiet moves pruned when static eval + margin * depth <= alpha
     "futility_margin": 110,
     "lmp_depth": 3,          # late-move pruning: quiet moves beyond 3 + depth**2 at low depth
+    "lazy_margin": 300,      # quiescence skips mobility and king safety this far outside its window
+    "qs_delta": 200,         # delta pruning in quiescence
 }
 NULL_MIN_DEPTH = PARAMS["null_min_depth"]
 NULL_R = PARAMS["null_reduction"]
@@ -72,6 +74,8 @@ RFP_MARGIN = PARAMS["rfp_margin"]
 FUT_DEPTH = PARAMS["futility_depth"]
 FUT_MARGIN = PARAMS["futility_margin"]
 LMP_DEPTH = PARAMS["lmp_depth"]
+LAZY_MARGIN = PARAMS["lazy_margin"]
+QS_DELTA = PARAMS["qs_delta"]
 
 
 class SearchTables(NamedTuple):
@@ -175,9 +179,6 @@ def evaluate(pos, tab, ev, ss, alpha, beta):
     if fifty > 0 and half > 0:
         s = sdiv(s * (2 * fifty - min(half, fifty)), 2 * fifty)
     return s
-
-
-LAZY_MARGIN = 300
 
 
 @helper
@@ -452,7 +453,6 @@ def poll(ss):
 
 
 QS_CONVERSION_PLIES = 2  # conversions (which never end) are searched this deep in quiescence
-QS_DELTA = 200  # delta-pruning margin in quiescence (centipawns)
 
 
 @helper
@@ -645,14 +645,16 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
                         if ss.killers[ply, 0] != m:
                             ss.killers[ply, 1] = ss.killers[ply, 0]
                             ss.killers[ply, 0] = m
+                        fr = m & 127
+                        to = (m >> 7) & 127
                         bonus = depth * depth
-                        ss.history[us, m & 127, (m >> 7) & 127] += bonus
+                        ss.history[us, fr, to] += bonus
                         # the quiet moves searched before it failed to cut: a malus
                         for j in range(i):
                             q = ss.moves[ply, j]
                             if not is_tactical(pos, tab, q):
                                 ss.history[us, q & 127, (q >> 7) & 127] -= bonus
-                        if abs(ss.history[us, m & 127, (m >> 7) & 127]) > (1 << 26):
+                        if abs(ss.history[us, fr, to]) > (1 << 26):
                             for a in range(128):
                                 for b in range(128):
                                     ss.history[us, a, b] //= 2

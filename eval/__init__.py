@@ -60,6 +60,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from jitfish.movegen.position import Variant
+from jitfish.movegen.tables import CFG_ROYAL, set_bit
 
 __all__ = ["EvalTables", "eval_tables", "WEIGHTS_DIR"]
 
@@ -121,10 +122,6 @@ def eval_tables(variant: Variant) -> EvalTables:
     return _CACHE[variant.spec.source]
 
 
-def _set(bb: np.ndarray, s: int) -> None:
-    bb[s >> 6] |= np.uint64(1) << np.uint64(s & 63)
-
-
 def _build(variant: Variant) -> EvalTables:
     spec = variant.spec
     tab = variant.tables
@@ -140,7 +137,7 @@ def _build(variant: Variant) -> EvalTables:
     phase_w = np.zeros(T, np.int64)
     cx, cy = (F - 1) / 2, (R - 1) / 2
     far = max(cx, cy)
-    royal = int(tab.cfg[5])
+    royal = int(tab.cfg[CFG_ROYAL])
     for t, p in enumerate(spec.pieces):
         pw = w.get("pieces", {}).get(p.letter)
         if pw is None:
@@ -179,13 +176,13 @@ def _build(variant: Variant) -> EvalTables:
                 continue
             for dr in (-1, 0, 1):
                 if 0 <= r + dr < R:
-                    _set(zone[s], (r + dr) * F + f + df)
+                    set_bit(zone[s], (r + dr) * F + f + df)
             for c, d in ((0, 1), (1, -1)):
                 if 0 <= r + d < R:
-                    _set(shield[c, s], (r + d) * F + f + df)
+                    set_bit(shield[c, s], (r + d) * F + f + df)
                 rr = r + d
                 while 0 <= rr < R:
-                    _set(front[c, s], rr * F + f + df)
+                    set_bit(front[c, s], rr * F + f + df)
                     rr += d
     params = np.zeros(16, np.int64)
     params[P_TEMPO] = int(w.get("tempo", 0))

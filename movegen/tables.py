@@ -98,7 +98,8 @@ class Tables(NamedTuple):
     zob_unmoved: np.ndarray
 
 
-def _bit(bb: np.ndarray, s: int) -> None:
+def set_bit(bb: np.ndarray, s: int) -> None:
+    """Set square s in a two-word bitboard (words of 64 squares)."""
     bb[s >> 6] |= np.uint64(1) << np.uint64(s & 63)
 
 
@@ -129,7 +130,7 @@ class _Builder:
                     if reverse:
                         dx, dy = -dx, -dy
                     if self.on(f + dx, r + dy):
-                        _bit(tab[s], (r + dy) * self.F + f + dx)
+                        set_bit(tab[s], (r + dy) * self.F + f + dx)
             self.leap_keys[key] = len(self.leaps)
             self.leaps.append(tab)
         return self.leap_keys[key]
@@ -160,13 +161,13 @@ class _Builder:
                         continue
                     to[s] = oy * self.F + ox
                     for lx, ly in legs:
-                        _bit(path[s], (oy + ly) * self.F + ox + lx)
+                        set_bit(path[s], (oy + ly) * self.F + ox + lx)
                 else:
                     if not self.on(f + v[0], r + v[1]):
                         continue
                     to[s] = (r + v[1]) * self.F + f + v[0]
                     for lx, ly in legs:
-                        _bit(path[s], (r + ly) * self.F + f + lx)
+                        set_bit(path[s], (r + ly) * self.F + f + lx)
             self.lame_keys[key] = len(self.lame_tos)
             self.lame_tos.append(to)
             self.lame_paths.append(path)
@@ -227,7 +228,7 @@ def build_tables(spec: VariantSpec, start_board: dict[int, tuple[int, int]]) -> 
         for s in range(nsq):
             f, r = s % F + v[0], s // F + v[1]
             while b.on(f, r):
-                _bit(ray[vi, s], r * F + f)
+                set_bit(ray[vi, s], r * F + f)
                 f, r = f + v[0], r + v[1]
     NR = max(1, len(b.lray_keys))
     lray = np.zeros((NR, MAXSQ, 2), np.uint64)
@@ -239,7 +240,7 @@ def build_tables(spec: VariantSpec, start_board: dict[int, tuple[int, int]]) -> 
         for s in range(nsq):
             f, r, k = s % F + v[0], s // F + v[1], 1
             while b.on(f, r) and (rng == 0 or k <= rng):
-                _bit(lray[li, s], r * F + f)
+                set_bit(lray[li, s], r * F + f)
                 f, r, k = f + v[0], r + v[1], k + 1
 
     # squares between two squares on one rider line (for pins); parallel riders of different
@@ -258,7 +259,7 @@ def build_tables(spec: VariantSpec, start_board: dict[int, tuple[int, int]]) -> 
                     )
                 owner[(s, e)] = v
                 between[s, e] = acc
-                _bit(acc, e)
+                set_bit(acc, e)
                 f, r = f + v[0], r + v[1]
 
     NL = max(1, len(b.leaps))
@@ -277,17 +278,17 @@ def build_tables(spec: VariantSpec, start_board: dict[int, tuple[int, int]]) -> 
 
     sqbit = np.zeros((MAXSQ, 2), np.uint64)
     for s in range(MAXSQ):
-        _bit(sqbit[s], s)
+        set_bit(sqbit[s], s)
     board_mask = np.zeros(2, np.uint64)
     for s in range(nsq):
-        _bit(board_mask, s)
+        set_bit(board_mask, s)
 
     def rank_zone(c: int, rel_ranks) -> np.ndarray:
         z = np.zeros(2, np.uint64)
         for rr in rel_ranks:
             r = rr - 1 if c == 0 else R - rr
             for f in range(F):
-                _bit(z, r * F + f)
+                set_bit(z, r * F + f)
         return z
 
     init_zone = np.zeros((T, 2, 2), np.uint64)
@@ -343,9 +344,9 @@ def build_tables(spec: VariantSpec, start_board: dict[int, tuple[int, int]]) -> 
                 lo, hi = min(ks, rs, kto, rto), max(ks, rs, kto, rto)
                 for s in range(lo, hi + 1):
                     if s not in (ks, rs):
-                        _bit(castle_empty[c, side], s)
+                        set_bit(castle_empty[c, side], s)
                 for s in range(min(ks, kto), max(ks, kto) + 1):
-                    _bit(castle_path[c, side], s)
+                    set_bit(castle_path[c, side], s)
 
     ext_mask = 0
     for ch in spec.extinction:

@@ -9,6 +9,7 @@ import pytest
 from jitfish.engine.search import Engine
 from jitfish.eval import _weights, eval_tables
 from jitfish.movegen import Position, load_variant, variant_names
+from positions import random_walk
 
 
 @pytest.fixture(scope="module")
@@ -34,12 +35,7 @@ def random_positions(variant: str, n: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     out = []
     while len(out) < n:
-        pos = Position(variant)
-        for _ in range(rng.randrange(4, 60)):
-            moves = pos.legal_moves()
-            if not moves or pos.outcome():
-                break
-            pos.push(rng.choice(moves))
+        pos = random_walk(Position(variant), rng, rng.randrange(4, 60))
         if pos.legal_moves() and not pos.outcome():
             out.append(plain(pos.fen()))
     return out

@@ -8,6 +8,7 @@ import pytest
 
 from jitfish.engine.search import Engine, Limits
 from jitfish.movegen import Position, variant_names
+from positions import random_walk
 
 
 @pytest.fixture(scope="module")
@@ -125,12 +126,7 @@ def test_avoids_a_repetition_when_winning(engine: Engine) -> None:
 def test_search_returns_legal_moves(engine: Engine, variant: str) -> None:
     rng = random.Random(7)
     for game in range(12):
-        pos = Position(variant)
-        for ply in range(rng.randrange(0, 60)):
-            moves = pos.legal_moves()
-            if not moves or pos.outcome():
-                break
-            pos.push(rng.choice(moves))
+        pos = random_walk(Position(variant), rng, rng.randrange(0, 60))
         if pos.outcome():
             continue
         legal = {pos.move_name(m) for m in pos.legal_moves()}
