@@ -456,28 +456,35 @@ QS_CONVERSION_PLIES = 2  # conversions (which never end) are searched this deep 
 
 
 @helper
-def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply):
-    if poll(ss):
-        return 0
+def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply, known_check):
+    """Quiescence.  known_check is -1 for a new node; negamax passes 0 or 1 (in check?) for
+    the node it has already counted, polled and found undecided, so none of that is repeated
+    (and the node is counted once)."""
     if ply > ss.ctrl[C_SELDEPTH]:
         ss.ctrl[C_SELDEPTH] = ply
-    v = K.verdict(tab, pos.cnt, pos.st[K.ST_SIDE])
-    if v != 0:
-        return mate_in(ply) if v > 0 else mated_in(ply)
-    checked = K.in_check(tab, pos.bb, pos.st)
+    if known_check < 0:
+        if poll(ss):
+            return 0
+        v = K.verdict(tab, pos.cnt, pos.st[K.ST_SIDE])
+        if v != 0:
+            return mate_in(ply) if v > 0 else mated_in(ply)
+        checked = K.in_check(tab, pos.bb, pos.st)
+    else:
+        checked = known_check == 1
     stand = np.int64(-INF)
     if not checked or ply >= MAXPLY - 1:
         stand = evaluate(pos, tab, ev, ss, alpha, beta)  # one call site: each is another inlined copy to compile
     if ply >= MAXPLY - 1:
         return stand
-    n = K.generate(pos, tab, ss.moves[ply], np.int64(K.GEN_ALL) if checked else np.int64(K.GEN_TACTICAL))
-    if checked and n == 0:
-        return mated_in(ply)
     if not checked:
+        # stand pat, before the moves are generated: most quiescence nodes end here
         if stand >= beta:
             return stand
         if stand > alpha:
             alpha = stand
+    n = K.generate(pos, tab, ss.moves[ply], np.int64(K.GEN_ALL) if checked else np.int64(K.GEN_TACTICAL))
+    if checked and n == 0:
+        return mated_in(ply)
     score_moves(pos, tab, ss, ev, ply, n, 0)
     best = stand if not checked else -INF
     # no delta pruning where one capture can decide the game (extinction, a bare king)
@@ -503,7 +510,7 @@ def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply):
             if ((m >> 14) & 15) == 0 and (not converts or qply >= QS_CONVERSION_PLIES):
                 K.unmake_move(pos, tab)
                 continue
-        v = -qsearch(pos, tab, ss, ev, -beta, -alpha, ply + 1, qply + 1)
+        v = -qsearch(pos, tab, ss, ev, -beta, -alpha, ply + 1, qply + 1, np.int64(-1))
         K.unmake_move(pos, tab)
         if ss.ctrl[C_STOP]:
             return 0
@@ -539,7 +546,7 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
     if checked:
         depth += 1
     if depth <= 0 or ply >= MAXPLY - 2:
-        return qsearch(pos, tab, ss, ev, alpha, beta, ply, np.int64(0))
+        return qsearch(pos, tab, ss, ev, alpha, beta, ply, np.int64(0), np.int64(1) if checked else np.int64(0))
     if ply > ss.ctrl[C_SELDEPTH]:
         ss.ctrl[C_SELDEPTH] = ply
     # Step 3. Transposition table
