@@ -154,8 +154,8 @@ def piece_targets(tab, t, c, s, occ0, occ1, init_ok):
 @helper
 def attackers_of_type(tab, bb, t, c, s, occ0, occ1):
     """Pieces of type t and colour c that attack square s."""
-    p0 = bb[ROW_TYPE + t, 0] & bb[c, 0]
-    p1 = bb[ROW_TYPE + t, 1] & bb[c, 1]
+    p0 = bb[ROW_TYPE + t, 0] & bb[c, 0] & tab.reach_att[t, c, s, 0]
+    p1 = bb[ROW_TYPE + t, 1] & bb[c, 1] & tab.reach_att[t, c, s, 1]
     if (p0 | p1) == ZERO:
         return ZERO, ZERO
     a0 = ZERO
@@ -172,8 +172,9 @@ def attacked(tab, bb, s, c, occ0, occ1, ex0, ex1):
     """Is square s attacked by colour c, with occupancy occ and c's pieces on ex removed?"""
     T = tab.cfg[CFG_NTYPES]
     for t in range(T):
-        p0 = bb[ROW_TYPE + t, 0] & bb[c, 0] & ~ex0
-        p1 = bb[ROW_TYPE + t, 1] & bb[c, 1] & ~ex1
+        # only pieces within the type's empty-board reach of s can attack it
+        p0 = bb[ROW_TYPE + t, 0] & bb[c, 0] & ~ex0 & tab.reach_att[t, c, s, 0]
+        p1 = bb[ROW_TYPE + t, 1] & bb[c, 1] & ~ex1 & tab.reach_att[t, c, s, 1]
         if (p0 | p1) == ZERO:
             continue
         for k in range(tab.rcomp_lo[t, c], tab.rcomp_hi[t, c]):
@@ -246,8 +247,8 @@ def pinned_pieces(tab, bb, us, ksq, occ0, occ1):
     pin1 = ZERO
     T = tab.cfg[CFG_NTYPES]
     for t in range(T):
-        p0 = bb[ROW_TYPE + t, 0] & bb[them, 0]
-        p1 = bb[ROW_TYPE + t, 1] & bb[them, 1]
+        p0 = bb[ROW_TYPE + t, 0] & bb[them, 0] & tab.reach_att[t, them, ksq, 0]
+        p1 = bb[ROW_TYPE + t, 1] & bb[them, 1] & tab.reach_att[t, them, ksq, 1]
         if (p0 | p1) == ZERO:
             continue
         for k in range(tab.rcomp_lo[t, them], tab.rcomp_hi[t, them]):
@@ -616,6 +617,9 @@ def generate(pos, tab, out, mode):
             fr = lsb(pieces) + 64 * w
             pieces &= pieces - ONE
             t = (pos.board[fr] - 1) >> 1
+            if tactical and t != conv and ((tab.reach_cap[t, us, fr, 0] & en0) | (tab.reach_cap[t, us, fr, 1] & en1)
+                                           | tab.reach_prm[t, us, fr, 0] | tab.reach_prm[t, us, fr, 1]) == ZERO:
+                continue  # no capture or promotion even on an empty board
             sh = np.uint64(fr & 63)
             init_ok = np.int64(0)
             if ((tab.init_zone[t, us, w] >> sh) & ONE) != ZERO and (

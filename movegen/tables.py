@@ -21,6 +21,12 @@ comp_*             (K,) int64                move components: kind (0 leap, 1 ra
 comp_lo/comp_hi    (T, 2) int64              component range of piece type t for colour c
 rcomp_*            same, reversed            capture components seen from the target square:
                                              squares from which (t, c) attacks s
+reach_att          (T, 2, S, 2) uint64       empty-board union of the rcomp targets: a (t, c)
+                                             piece outside it cannot attack s (skip the type)
+reach_cap          (T, 2, S, 2) uint64       empty-board capture targets of (t, c) on s
+reach_prm          (T, 2, S, 2) uint64       empty-board non-capture targets in the promotion
+                                             zone: a piece with no enemy in reach_cap and an
+                                             empty reach_prm has no capture or promotion
 between            (S, S, 2) uint64          squares strictly between two squares on a rider line
 init_zone          (T, 2, 2) uint64          where type t of colour c may use initial moves
 promo_zone         (T, 2, 2) uint64          promotion squares of type t for colour c
@@ -78,6 +84,9 @@ class Tables(NamedTuple):
     rcomp_idx: np.ndarray
     rcomp_lo: np.ndarray
     rcomp_hi: np.ndarray
+    reach_att: np.ndarray
+    reach_cap: np.ndarray
+    reach_prm: np.ndarray
     between: np.ndarray
     init_zone: np.ndarray
     init_tracked: np.ndarray
@@ -348,6 +357,34 @@ def build_tables(spec: VariantSpec, start_board: dict[int, tuple[int, int]]) -> 
                 for s in range(min(ks, kto), max(ks, kto) + 1):
                     set_bit(castle_path[c, side], s)
 
+    # empty-board reach of every component: supersets that let the kernels skip a piece type
+    # (attack tests) or a piece (captures and promotions only) without computing its targets
+    def empty_targets(kind: int, idx: int, s: int) -> np.ndarray:
+        if kind == 0:
+            return leap[idx, s]
+        if kind == 1:
+            return lray[idx, s]
+        out = np.zeros(2, np.uint64)
+        if lame_to[idx, s] >= 0:
+            set_bit(out, int(lame_to[idx, s]))
+        return out
+
+    reach_att = np.zeros((T, 2, MAXSQ, 2), np.uint64)
+    reach_cap = np.zeros((T, 2, MAXSQ, 2), np.uint64)
+    reach_prm = np.zeros((T, 2, MAXSQ, 2), np.uint64)
+    for t in range(T):
+        for c in (0, 1):
+            for s in range(nsq):
+                for k in range(rcomp_lo[t, c], rcomp_hi[t, c]):
+                    reach_att[t, c, s] |= empty_targets(rcomps[k][0], rcomps[k][1], s)
+                for k in range(comp_lo[t, c], comp_hi[t, c]):
+                    kind, idx, mod, _init = comps[k]
+                    e = empty_targets(kind, idx, s)
+                    if mod & 2:
+                        reach_cap[t, c, s] |= e
+                    if mod & 1:
+                        reach_prm[t, c, s] |= e & promo_zone[t, c]
+
     ext_mask = 0
     for ch in spec.extinction:
         ext_mask |= 1 << letter_index[ch]
@@ -380,6 +417,7 @@ def build_tables(spec: VariantSpec, start_board: dict[int, tuple[int, int]]) -> 
         comp_kind=arr(comps, 0), comp_idx=arr(comps, 1), comp_mod=arr(comps, 2),
         comp_init=arr(comps, 3), comp_lo=comp_lo, comp_hi=comp_hi,
         rcomp_kind=arr(rcomps, 0), rcomp_idx=arr(rcomps, 1), rcomp_lo=rcomp_lo, rcomp_hi=rcomp_hi,
+        reach_att=reach_att, reach_cap=reach_cap, reach_prm=reach_prm,
         between=between, init_zone=init_zone, init_tracked=init_tracked, promo_zone=promo_zone,
         promo_types=promo_types, promo_n=promo_n, promo_optional=promo_optional,
         promo_limit=promo_limit, start_count=start_count, pawnlike=pawnlike, ep_piece=ep_piece,
