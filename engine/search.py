@@ -34,11 +34,12 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from jitfish.eval import (EvalTables, P_KING_DANGER, P_MOPUP, P_MOPUP_MARGIN, P_PHASE_TOTAL,
+from jitfish.eval import (EVAL_KINDS, EvalTables, P_KING_DANGER, P_MOPUP, P_MOPUP_MARGIN, P_PHASE_TOTAL,
                           P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD, P_TEMPO, eval_tables)
 from jitfish.movegen import kernels as K
-from jitfish.movegen._jit import helper, kernel, lsb
-from jitfish.movegen.position import Position, load_variant
+from jitfish.movegen._jit import bundle, helper, kernel, lsb
+from jitfish.movegen.position import Pos, Position, load_variant
+from jitfish.movegen.tables import TABLES_KINDS, Tables
 
 __all__ = ["Engine", "Limits", "SearchInfo", "SearchResult", "PARAMS"]
 
@@ -90,6 +91,15 @@ class SearchTables(NamedTuple):
     ctrl: np.ndarray
     ev_key: np.ndarray
     ev_val: np.ndarray
+
+
+SEARCH_KINDS = "u1 i1 i2 i3 i2 i1 i2 i2 i1 u1 i1"  # dtype and dimensions of each array above
+
+# The search kernels take one bundle array ``d`` for the four tuples (see ``_jit.bundle``:
+# passing the tuples themselves cost ~300 ns per call).  Its first rows are a board bundle, so
+# the movegen kernels (``K.make_move(d, m)``, ...) take it as it is.
+pack_search, unpack_search = bundle((Pos, Tables, SearchTables, EvalTables),
+                                    (K.POS_KINDS, TABLES_KINDS, SEARCH_KINDS, EVAL_KINDS))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,7 +166,7 @@ def sdiv(a, b):
 
 
 @helper
-def evaluate(pos, tab, ev, ss, alpha, beta):
+def evaluate(d, pos, tab, ev, ss, alpha, beta):
     """Static evaluation from the side to move (terms and layout: ``jitfish.eval``).
 
     Full evaluations go through the evaluation cache (``ss.ev_key``/``ss.ev_val``, by Zobrist
@@ -169,7 +179,7 @@ def evaluate(pos, tab, ev, ss, alpha, beta):
     if ss.ev_key[slot] == key:
         s = ss.ev_val[slot]
     else:
-        s, full = evaluate_terms(pos, tab, ev, alpha, beta)
+        s, full = evaluate_terms(d, alpha, beta)
         if full:
             ss.ev_key[slot] = key
             ss.ev_val[slot] = s
@@ -182,8 +192,9 @@ def evaluate(pos, tab, ev, ss, alpha, beta):
 
 
 @helper
-def evaluate_terms(pos, tab, ev, alpha, beta):
+def evaluate_terms(d, alpha, beta):
     """(evaluation from the side to move, complete?) -- see ``evaluate``."""
+    pos, tab, _ss, ev = unpack_search(d)
     bb = pos.bb
     cnt = pos.cnt
     occ0 = bb[0, 0] | bb[1, 0]
@@ -326,10 +337,11 @@ def evaluate_terms(pos, tab, ev, alpha, beta):
 
 
 @kernel
-def static_eval(pos, tab, ev, ss):
+def static_eval(d):
     """The static evaluation from Python (tests and tools; the search never calls this, so it
     costs no compile time at start-up)."""
-    return evaluate(pos, tab, ev, ss, np.int64(-INF), np.int64(INF))
+    pos, tab, ss, ev = unpack_search(d)
+    return evaluate(d, pos, tab, ev, ss, np.int64(-INF), np.int64(INF))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -456,10 +468,11 @@ QS_CONVERSION_PLIES = 2  # conversions (which never end) are searched this deep 
 
 
 @helper
-def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply, known_check):
-    """Quiescence.  known_check is -1 for a new node; negamax passes 0 or 1 (in check?) for
-    the node it has already counted, polled and found undecided, so none of that is repeated
-    (and the node is counted once)."""
+def qsearch(d, alpha, beta, ply, qply, known_check):
+    """Quiescence on the bundle d.  known_check is -1 for a new node; negamax passes 0 or 1
+    (in check?) for the node it has already counted, polled and found undecided, so none of
+    that is repeated (and the node is counted once)."""
+    pos, tab, ss, ev = unpack_search(d)
     if ply > ss.ctrl[C_SELDEPTH]:
         ss.ctrl[C_SELDEPTH] = ply
     if known_check < 0:
@@ -473,7 +486,7 @@ def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply, known_check):
         checked = known_check == 1
     stand = np.int64(-INF)
     if not checked or ply >= MAXPLY - 1:
-        stand = evaluate(pos, tab, ev, ss, alpha, beta)  # one call site: each is another inlined copy to compile
+        stand = evaluate(d, pos, tab, ev, ss, alpha, beta)  # one call site: each is another inlined copy to compile
     if ply >= MAXPLY - 1:
         return stand
     if not checked:
@@ -482,7 +495,7 @@ def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply, known_check):
             return stand
         if stand > alpha:
             alpha = stand
-    n = K.generate(pos, tab, ss.moves[ply], np.int64(K.GEN_ALL) if checked else np.int64(K.GEN_TACTICAL))
+    n = K.generate(d, ss.moves[ply], np.int64(K.GEN_ALL) if checked else np.int64(K.GEN_TACTICAL))
     if checked and n == 0:
         return mated_in(ply)
     score_moves(pos, tab, ss, ev, ply, n, 0)
@@ -502,16 +515,16 @@ def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply, known_check):
             if victim != 0 and ((m >> 18) & 3) != K.KIND_CASTLE and (m >> 14) & 15 == 0 \
                     and stand + ev.value[(victim - 1) >> 1] + QS_DELTA <= alpha:
                 continue
-        K.make_move(pos, tab, m)
+        K.make_move(d, m)
         if not checked and tab.cfg[K.CFG_CONVERSION] >= 0:
             # a Cleopatra move that converts nothing is quiet
             ub = pos.undo_bb[pos.st[K.ST_PLY] - 1]
             converts = (ub[K.UB_CONV0] | ub[K.UB_CONV1]) != K.ZERO
             if ((m >> 14) & 15) == 0 and (not converts or qply >= QS_CONVERSION_PLIES):
-                K.unmake_move(pos, tab)
+                K.unmake_move(d)
                 continue
-        v = -qsearch(pos, tab, ss, ev, -beta, -alpha, ply + 1, qply + 1, np.int64(-1))
-        K.unmake_move(pos, tab)
+        v = -qsearch(d, -beta, -alpha, ply + 1, qply + 1, np.int64(-1))
+        K.unmake_move(d)
         if ss.ctrl[C_STOP]:
             return 0
         if v > best:
@@ -524,7 +537,10 @@ def qsearch(pos, tab, ss, ev, alpha, beta, ply, qply, known_check):
 
 
 @kernel
-def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
+def negamax(d, depth, alpha, beta, ply, allow_null):
+    """Principal variation search on the bundle d (``pack_search``) to depth; the score
+    from the side to move."""
+    pos, tab, ss, ev = unpack_search(d)
     pv_node = beta - alpha > 1
     ss.pvlen[ply] = ply
     # Step 1. Stop, draws and decided positions
@@ -546,7 +562,7 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
     if checked:
         depth += 1
     if depth <= 0 or ply >= MAXPLY - 2:
-        return qsearch(pos, tab, ss, ev, alpha, beta, ply, np.int64(0), np.int64(1) if checked else np.int64(0))
+        return qsearch(d, alpha, beta, ply, np.int64(0), np.int64(1) if checked else np.int64(0))
     if ply > ss.ctrl[C_SELDEPTH]:
         ss.ctrl[C_SELDEPTH] = ply
     # Step 3. Transposition table
@@ -565,21 +581,20 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
     # Step 4. Static pruning (not in check, not in PV): reverse futility, then null move
     ev_static = np.int64(0)
     if not pv_node and not checked and ply > 0:
-        ev_static = evaluate(pos, tab, ev, ss, np.int64(-INF), np.int64(INF))  # the one call site in negamax
+        ev_static = evaluate(d, pos, tab, ev, ss, np.int64(-INF), np.int64(INF))  # the one call site in negamax
         if depth <= RFP_DEPTH and abs(beta) < MATE_BOUND and ev_static - RFP_MARGIN * depth >= beta:
             return ev_static
         if allow_null != 0 and depth >= NULL_MIN_DEPTH and ev_static >= beta and abs(beta) < MATE_BOUND \
                 and has_pieces(pos, tab):
-            K.make_null(pos, tab)
-            v = -negamax(pos, tab, ss, ev, depth - 1 - NULL_R - depth // 6, -beta, -beta + 1, ply + 1,
-                         np.int64(0))
-            K.unmake_null(pos, tab)
+            K.make_null(d)
+            v = -negamax(d, depth - 1 - NULL_R - depth // 6, -beta, -beta + 1, ply + 1, np.int64(0))
+            K.unmake_null(d)
             if ss.ctrl[C_STOP]:
                 return 0
             if v >= beta:
                 return beta if v >= MATE_BOUND else v
     # Step 5. Generate; no legal move is a terminal verdict
-    n = K.generate(pos, tab, ss.moves[ply], np.int64(K.GEN_ALL))
+    n = K.generate(d, ss.moves[ply], np.int64(K.GEN_ALL))
     if n == 0:
         if checked or tab.cfg[K.CFG_STALEMATE_LOSS]:
             return mated_in(ply)
@@ -599,7 +614,7 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
     for i in range(n):
         m = pick(ss, ply, i, n)
         tactical = is_tactical(pos, tab, m)
-        K.make_move(pos, tab, m)
+        K.make_move(d, m)
         gives_check = False  # asked only where pruning or a reduction depends on it
         if not tactical:
             quiets += 1
@@ -607,7 +622,7 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
             if may_prune or (i >= LMR_MIN_MOVES and depth >= LMR_MIN_DEPTH and not checked):
                 gives_check = K.in_check(tab, pos.bb, pos.st)
             if may_prune and not gives_check:
-                K.unmake_move(pos, tab)
+                K.unmake_move(d)
                 continue
         # PVS with LMR as a sequence of (reduction, null window?) searches through one call
         # site: every recursive call site is another inlined copy for LLVM to compile.
@@ -623,7 +638,7 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
         zw = i > 0  # the first move gets the full window, the rest a null window first
         while True:
             lo = -alpha - 1 if zw else -beta
-            v = -negamax(pos, tab, ss, ev, depth - 1 - r, lo, -alpha, ply + 1, np.int64(1))
+            v = -negamax(d, depth - 1 - r, lo, -alpha, ply + 1, np.int64(1))
             if ss.ctrl[C_STOP] or v <= alpha:
                 break
             if r > 0:  # a reduced search beat alpha: again at full depth, null window
@@ -633,7 +648,7 @@ def negamax(pos, tab, ss, ev, depth, alpha, beta, ply, allow_null):
                 zw = False
                 continue
             break
-        K.unmake_move(pos, tab)
+        K.unmake_move(d)
         if ss.ctrl[C_STOP]:
             return 0
         if v > best:
@@ -689,11 +704,12 @@ def has_pieces(pos, tab):
     return False
 
 
-def search_root(pos, tab, ss, ev, depth, alpha, beta):
-    """One root search from Python.  Python calls ``negamax`` itself: a small compiled root
-    wrapper would re-optimize the whole search tree once more on a cold start (3 s)."""
+def search_root(d, ss, depth, alpha, beta):
+    """One root search from Python on the bundle d of ``ss`` and the rest.  Python calls
+    ``negamax`` itself: a small compiled root wrapper would re-optimize the whole search tree
+    once more on a cold start (3 s)."""
     ss.ctrl[C_SELDEPTH] = 0
-    return negamax(pos, tab, ss, ev, np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(0), np.int64(1))
+    return negamax(d, np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(0), np.int64(1))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -883,6 +899,7 @@ class Engine:
             return SearchResult(pos.move_name(legal[0]), None, None, None, 0, 0, [pos.move_name(legal[0])])
         ev = eval_tables(pos.variant)
         ss = self._tables()
+        d = pack_search(pos.pos, pos.tab, ss, ev)  # raw addresses: pos, ss and ev stay alive here
         soft, hard = time_budget(pos.turn, lim)
         max_depth = lim.depth if lim.depth is not None else (MAXPLY - 8 if (lim.infinite or soft or lim.nodes) else 8)
         max_depth = max(1, min(max_depth, MAXPLY - 8))
@@ -896,12 +913,12 @@ class Engine:
         try:
             for depth in range(1, max_depth + 1):
                 if lim.searchmoves and len(legal) < len(all_legal):
-                    v = self._root_subset(pos, ss, ev, depth, legal)
+                    v = self._root_subset(pos, d, ss, depth, legal)
                 else:
                     window = PARAMS["aspiration"]
                     alpha, beta = (-INF, INF) if depth < 5 else (score - window, score + window)
                     while True:
-                        v = int(search_root(pos.pos, pos.tab, ss, ev, depth, alpha, beta))
+                        v = int(search_root(d, ss, depth, alpha, beta))
                         if self.ctrl[C_STOP]:
                             break
                         if v <= alpha:
@@ -949,13 +966,12 @@ class Engine:
         best.nodes = int(self.ctrl[C_NODES])
         return best
 
-    def _root_subset(self, pos: Position, ss: SearchTables, ev: EvalTables, depth: int, moves: list[int]) -> int:
+    def _root_subset(self, pos: Position, d: np.ndarray, ss: SearchTables, depth: int, moves: list[int]) -> int:
         best_v, best_pv = -INF, [moves[0]]
         for m in moves:
-            K.make_move(pos.pos, pos.tab, m)
-            v = -int(search_root(pos.pos, pos.tab, ss, ev, depth - 1, -INF, INF)) if depth > 1 else -int(
-                search_root(pos.pos, pos.tab, ss, ev, 0, -INF, INF))
-            K.unmake_move(pos.pos, pos.tab)
+            K.make_move(pos.b, m)
+            v = -int(search_root(d, ss, max(depth - 1, 0), -INF, INF))
+            K.unmake_move(pos.b)
             if self.ctrl[C_STOP]:
                 break
             if v > best_v:
@@ -978,7 +994,7 @@ class Engine:
 
     def static_eval(self, position: Position) -> int:
         """The static evaluation of ``position`` in centipawns from the side to move."""
-        return int(static_eval(position.pos, position.tab, eval_tables(position.variant), self._tables()))
+        return int(static_eval(pack_search(position.pos, position.tab, self._tables(), eval_tables(position.variant))))
 
     def hashfull(self) -> int:
         sample = self.tt_data[:1000]

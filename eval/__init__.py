@@ -62,7 +62,7 @@ import numpy as np
 from jitfish.movegen.position import Variant
 from jitfish.movegen.tables import CFG_ROYAL, set_bit
 
-__all__ = ["EvalTables", "eval_tables", "WEIGHTS_DIR"]
+__all__ = ["EvalTables", "EVAL_KINDS", "eval_tables", "WEIGHTS_DIR"]
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
@@ -87,6 +87,9 @@ class EvalTables(NamedTuple):
     shield: np.ndarray
     near: np.ndarray
     params: np.ndarray
+
+
+EVAL_KINDS = "i2 i2 i2 i1 i1 i1 i1 u3 u2 u3 i1 i1"  # dtype and dimensions of each array above (search bundle)
 
 
 def _weights(name: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:

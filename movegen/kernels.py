@@ -1,6 +1,6 @@
 """Numba kernels: make/unmake, legal move generation, perft.
 
-Position arrays (a ``Pos`` NamedTuple, see position.py), ``T`` piece types:
+Position arrays (a ``Pos`` NamedTuple), ``T`` piece types:
 
 =========  ===================  ========================================================
 array      shape, dtype         meaning
@@ -24,6 +24,10 @@ Move encoding (fits an int32)::
     bits 14..17  promotion type + 1 (0: no promotion)
     bits 18..19  kind: 0 normal, 1 en passant, 2 castling
 
+The kernels Python and the search call take the position and the variant tables as one
+bundle array ``b`` (``pack_board``, see ``_jit.bundle``): a call that passes the two
+NamedTuples themselves pushes some 400 machine words.  Helpers inside take ``pos, tab``.
+
 Kernels take no literal constants as arguments (numba compiles one copy of the callee per
 literal value): constants are passed as ``np.int64(...)``.
 
@@ -36,9 +40,27 @@ of unpinned pieces with popcounts (bulk counting, used at the last perft ply).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from ._jit import both, helper, kernel, lsb, msb, popcount  # noqa: F401  (popcount re-exported for eval)
+from ._jit import both, bundle, helper, kernel, lsb, msb, popcount  # noqa: F401  (popcount re-exported for eval)
+from .tables import TABLES_KINDS, Tables
+
+
+class Pos(NamedTuple):
+    bb: np.ndarray
+    board: np.ndarray
+    cnt: np.ndarray
+    st: np.ndarray
+    keys: np.ndarray
+    undo: np.ndarray
+    undo_bb: np.ndarray
+    scratch: np.ndarray
+
+
+POS_KINDS = "u2 i1 i2 i1 u1 i2 u2 i1"
+pack_board, unpack_board = bundle((Pos, Tables), (POS_KINDS, TABLES_KINDS))
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -329,8 +351,9 @@ def ep_capturable(pos, tab, s, c):
 
 
 @kernel
-def make_move(pos, tab, m):
+def make_move(b, m):
     """Play move m (assumed legal) and push an undo record."""
+    pos, tab = unpack_board(b)
     st = pos.st
     bb = pos.bb
     us = st[ST_SIDE]
@@ -452,8 +475,9 @@ def make_move(pos, tab, m):
 
 
 @kernel
-def unmake_move(pos, tab):
+def unmake_move(b):
     """Take back the last move made with make_move."""
+    pos, tab = unpack_board(b)
     st = pos.st
     bb = pos.bb
     ply = st[ST_PLY] - 1
@@ -499,8 +523,9 @@ def unmake_move(pos, tab):
 
 
 @kernel
-def make_null(pos, tab):
+def make_null(b):
     """Pass the move (null-move pruning): flip the side to move, clear en passant."""
+    pos, tab = unpack_board(b)
     st = pos.st
     ply = st[ST_PLY]
     u = pos.undo[ply]
@@ -518,7 +543,8 @@ def make_null(pos, tab):
 
 
 @kernel
-def unmake_null(pos, tab):
+def unmake_null(b):
+    pos, tab = unpack_board(b)
     st = pos.st
     ply = st[ST_PLY] - 1
     u = pos.undo[ply]
@@ -573,9 +599,10 @@ def _promo_choices(pos, tab, t, us, choices):
 
 
 @kernel
-def generate(pos, tab, out, mode):
+def generate(b, out, mode):
     """Legal moves of the side to move into out; mode GEN_COUNT only counts them, GEN_TACTICAL
     keeps captures, promotions and moves of the converting piece."""
+    pos, tab = unpack_board(b)
     count_only = mode == GEN_COUNT
     tactical = mode == GEN_TACTICAL
     conv = tab.cfg[CFG_CONVERSION]
@@ -729,7 +756,7 @@ def generate(pos, tab, out, mode):
 
 
 @kernel
-def perft(pos, tab, depth, moves, stack):
+def perft(b, depth, moves, stack):
     """Leaf count of the legal-move tree to depth (bulk-counted at the last ply).
 
     moves: (depth, MAXMOVES) int64 scratch, stack: (2, depth) int64 scratch.
@@ -746,13 +773,13 @@ def perft(pos, tab, depth, moves, stack):
     while True:
         if descend:
             last = ply + 1 == depth
-            n = generate(pos, tab, moves[ply], np.int64(GEN_COUNT) if last else np.int64(GEN_ALL))
+            n = generate(b, moves[ply], np.int64(GEN_COUNT) if last else np.int64(GEN_ALL))
             descend = False
             if last:
                 nodes += n
                 if ply == 0:
                     break
-                unmake_move(pos, tab)
+                unmake_move(b)
                 ply -= 1
                 continue
             counts[ply] = n
@@ -760,33 +787,34 @@ def perft(pos, tab, depth, moves, stack):
         if index[ply] >= counts[ply]:
             if ply == 0:
                 break
-            unmake_move(pos, tab)
+            unmake_move(b)
             ply -= 1
             continue
         m = moves[ply, index[ply]]
         index[ply] += 1
-        make_move(pos, tab, m)
+        make_move(b, m)
         ply += 1
         descend = True
     return nodes
 
 
 @kernel
-def perft_divide(pos, tab, depth, moves, stack, root, out_counts):
+def perft_divide(b, depth, moves, stack, root, out_counts):
     """Perft below each of the given root moves; out_counts[i] = leaves under root[i]."""
     total = np.int64(0)
     for i in range(root.shape[0]):
-        make_move(pos, tab, root[i])
-        c = perft(pos, tab, depth - 1, moves, stack)
-        unmake_move(pos, tab)
+        make_move(b, root[i])
+        c = perft(b, depth - 1, moves, stack)
+        unmake_move(b)
         out_counts[i] = c
         total += c
     return total
 
 
 @kernel
-def full_key(pos, tab):
+def full_key(b):
     """Zobrist key recomputed from scratch (the invariant tests compare it with keys[ply])."""
+    pos, tab = unpack_board(b)
     h = ZERO
     for s in range(tab.cfg[CFG_NSQ]):
         if pos.board[s]:
@@ -803,7 +831,7 @@ PROBE_CHECK, PROBE_VERDICT, PROBE_EP, PROBE_KING_EXPOSED = 0, 1, 2, 3
 
 
 @kernel
-def probe(pos, tab, what, arg):
+def probe(b, what, arg):
     """The questions Python asks about a position, through one compiled entry point (on a
     cold start every entry point costs its own wrapper and a re-optimization of all it calls):
 
@@ -812,6 +840,7 @@ def probe(pos, tab, what, arg):
     PROBE_EP            a pawn of the side to move could capture en passant onto square arg
     PROBE_KING_EXPOSED  the side to move attacks square arg (the other side's king)
     """
+    pos, tab = unpack_board(b)
     us = pos.st[ST_SIDE]
     if what == PROBE_CHECK:
         return np.int64(1) if in_check(tab, pos.bb, pos.st) else np.int64(0)

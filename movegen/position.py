@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
 
 from . import kernels as K
+from .kernels import Pos
 from .spec import VariantError, VariantSpec, load_spec, resolve_name
 from .tables import MAXSQ, Tables, build_tables
 
@@ -36,17 +36,6 @@ class FenError(ValueError):
 
 class MoveError(ValueError):
     """A move string that is malformed or not legal here; the message says which and why."""
-
-
-class Pos(NamedTuple):
-    bb: np.ndarray
-    board: np.ndarray
-    cnt: np.ndarray
-    st: np.ndarray
-    keys: np.ndarray
-    undo: np.ndarray
-    undo_bb: np.ndarray
-    scratch: np.ndarray
 
 
 def square_name(s: Square, files: int) -> str:
@@ -154,6 +143,19 @@ class Position:
         self.tab = self.variant.tables
         self.spec = self.variant.spec
         self.set_fen(self.spec.start_fen if fen is None else fen)
+
+    @property
+    def pos(self) -> Pos:
+        """The position's arrays; kernels take them with the tables as the bundle ``b``."""
+        return self._pos
+
+    @pos.setter
+    def pos(self, value: Pos) -> None:
+        self._pos = value
+        self.b = K.pack_board(value, self.tab)  # addresses of value's arrays, which self keeps
+
+    def __deepcopy__(self, memo) -> "Position":
+        return self.copy()  # a copied bundle would still point at this position's arrays
 
     # -- FEN -------------------------------------------------------------------------------
 
@@ -287,13 +289,13 @@ class Position:
                     or board[behind] == 0 or (board[behind] - 1) & 1 != mover \
                     or not spec.pieces[(board[behind] - 1) >> 1].en_passant:
                 raise FenError(f"bad en-passant field {ep!r}: no {colour_name[mover]} pawn just passed it")
-            if K.probe(pos, tab, K.PROBE_EP, np.int64(eps)):
+            if K.probe(K.pack_board(pos, tab), K.PROBE_EP, np.int64(eps)):
                 st[K.ST_EP] = eps
         if spec.check:
             them = 1 - st[K.ST_SIDE]
-            if K.probe(pos, tab, K.PROBE_KING_EXPOSED, np.int64(ksq[them])):
+            if K.probe(K.pack_board(pos, tab), K.PROBE_KING_EXPOSED, np.int64(ksq[them])):
                 raise FenError(f"the side to move can capture the {colour_name[them]} {spec.piece(spec.royal).name}")
-        pos.keys[0] = K.full_key(pos, tab)
+        pos.keys[0] = K.full_key(K.pack_board(pos, tab))
         return pos
 
     def fen(self) -> str:
@@ -361,11 +363,11 @@ class Position:
 
     def legal_moves(self) -> list[Move]:
         out = np.zeros(K.MAXMOVES, np.int64)
-        n = K.generate(self.pos, self.tab, out, K.GEN_ALL)
+        n = K.generate(self.b, out, K.GEN_ALL)
         return [int(m) for m in out[:n]]
 
     def count_legal(self) -> int:
-        return int(K.generate(self.pos, self.tab, np.zeros(1, np.int64), K.GEN_COUNT))
+        return int(K.generate(self.b, np.zeros(1, np.int64), K.GEN_COUNT))
 
     def move_name(self, m: Move) -> str:
         F = self.spec.files
@@ -419,14 +421,14 @@ class Position:
         m = self.parse_move(move) if isinstance(move, str) else int(move)
         if len(self.history) >= MAXGAME - 2:
             raise MoveError("game too long for this position's history")
-        K.make_move(self.pos, self.tab, m)
+        K.make_move(self.b, m)
         self.history.append(m)
         return m
 
     def pop(self) -> Move:
         if not self.history:
             raise MoveError("no move to take back")
-        K.unmake_move(self.pos, self.tab)
+        K.unmake_move(self.b)
         return self.history.pop()
 
     # -- state -----------------------------------------------------------------------------
@@ -436,12 +438,12 @@ class Position:
         return int(self.pos.keys[self.pos.st[K.ST_PLY]])
 
     def is_check(self) -> bool:
-        return bool(K.probe(self.pos, self.tab, K.PROBE_CHECK, np.int64(0)))
+        return bool(K.probe(self.b, K.PROBE_CHECK, np.int64(0)))
 
     def is_over(self) -> bool:
         """Decided by a variant rule (no Ace left, King converted, courier's bare king):
         no legal moves."""
-        return K.probe(self.pos, self.tab, K.PROBE_VERDICT, np.int64(0)) != 0
+        return K.probe(self.b, K.PROBE_VERDICT, np.int64(0)) != 0
 
     def repetitions(self) -> int:
         """How often the current position (pieces, side, rights, en passant) occurred before,
@@ -463,7 +465,7 @@ class Position:
         us = self.turn
         colour = ("White", "Black")
         win = ("1-0", "0-1")
-        v = int(K.probe(self.pos, self.tab, K.PROBE_VERDICT, np.int64(0)))
+        v = int(K.probe(self.b, K.PROBE_VERDICT, np.int64(0)))
         if v:
             winner = us if v > 0 else 1 - us
             loser = 1 - winner
@@ -507,7 +509,7 @@ class Position:
             raise ValueError("depth must be >= 0")
         moves = np.zeros((max(depth, 1), K.MAXMOVES), np.int64)
         stack = np.zeros((2, max(depth, 1)), np.int64)
-        return int(K.perft(self.pos, self.tab, np.int64(depth), moves, stack))
+        return int(K.perft(self.b, np.int64(depth), moves, stack))
 
     def divide(self, depth: int) -> dict[str, int]:
         """Perft below each legal root move, keyed by move text."""
@@ -517,5 +519,5 @@ class Position:
         counts = np.zeros(len(root), np.int64)
         moves = np.zeros((max(depth, 1), K.MAXMOVES), np.int64)
         stack = np.zeros((2, max(depth, 1)), np.int64)
-        K.perft_divide(self.pos, self.tab, np.int64(depth), moves, stack, root, counts)
+        K.perft_divide(self.b, np.int64(depth), moves, stack, root, counts)
         return {self.move_name(int(m)): int(c) for m, c in zip(root, counts)}

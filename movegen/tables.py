@@ -50,7 +50,7 @@ import numpy as np
 from .betza import lame_path
 from .spec import VariantError, VariantSpec
 
-__all__ = ["Tables", "build_tables", "MAXSQ"]
+__all__ = ["Tables", "TABLES_KINDS", "build_tables", "MAXSQ"]
 
 MAXSQ = 128
 
@@ -105,6 +105,11 @@ class Tables(NamedTuple):
     zob_misc: np.ndarray
     zob_ep: np.ndarray
     zob_unmoved: np.ndarray
+
+
+# dtype letter and dimensions of each Tables array, field order (for the kernels' bundle)
+TABLES_KINDS = ("i1 u2 u1 u3 u3 u3 i1 i1 i2 u3 i1 i1 i1 i1 i2 i2 i1 i1 i2 i2 u4 u4 u4 u3 u3 i1 u3 i2 i1 i1 "
+                "i1 i2 i1 i1 i3 u3 u3 u2 u1 u1 u1")
 
 
 def set_bit(bb: np.ndarray, s: int) -> None:

@@ -167,7 +167,7 @@ def _check_node(p: Position, moves: list[int], same_key: bool = False) -> tuple[
     should depend only on what its FEN says, or repetitions are missed); checked by its own test.
     """
     errs = []
-    full = int(K.full_key(p.pos, p.tab))
+    full = int(K.full_key(p.b))
     if p.key != full:
         errs.append(f"incremental key {p.key:#x} != full_key {full:#x}")
     fen = p.fen()
