@@ -82,7 +82,9 @@ class EloEstimate:
 
     score: the mean score; elo, error: logistic Elo and half the width of its 95% interval;
     nelo, nerror: normalized Elo (fastchess) and its error; los: likelihood of superiority (0-1);
-    n: games (or pairs); variance: per-game (per-pair) variance of the score.
+    n: games (or pairs); variance: per-game (per-pair) variance of the score; lower, upper: the
+    95% interval in Elo (infinite where the score interval reaches 0 or 1, and then error is
+    nan: a one-sided bound is all the games can say).
     """
 
     n: int
@@ -93,6 +95,8 @@ class EloEstimate:
     nelo: float
     nerror: float
     los: float
+    lower: float = math.nan
+    upper: float = math.nan
 
 
 def _estimate(n: int, values: Sequence[float], counts: Sequence[int], nelo_scale: float) -> EloEstimate:
@@ -114,6 +118,8 @@ def _estimate(n: int, values: Sequence[float], counts: Sequence[int], nelo_scale
     elo = elo_from_score(score)
     with_err = 0.0 < lo and hi < 1.0
     error = (elo_from_score(hi) - elo_from_score(lo)) / 2.0 if with_err else math.nan
+    lower = elo_from_score(lo) if lo > 0.0 else -math.inf
+    upper = elo_from_score(hi) if hi < 1.0 else math.inf
     k = 800.0 / math.log(10.0)
     if var > 0:
         nelo = (score - 0.5) / math.sqrt(nelo_scale * var) * k
@@ -123,7 +129,7 @@ def _estimate(n: int, values: Sequence[float], counts: Sequence[int], nelo_scale
         nelo = math.copysign(math.inf, score - 0.5) if score != 0.5 else 0.0
         nerror = math.nan
         los_ = 1.0 if score > 0.5 else 0.0 if score < 0.5 else 0.5
-    return EloEstimate(n, score, var, elo, error, nelo, nerror, los_)
+    return EloEstimate(n, score, var, elo, error, nelo, nerror, los_, lower, upper)
 
 
 def elo_wdl(wins: int, losses: int, draws: int) -> EloEstimate:
@@ -354,6 +360,19 @@ class Sprt:
         if llr <= self.lower:
             return "H0"
         return None
+
+
+def _fmt_elo_error(e: EloEstimate) -> str:
+    """``+/- 66.3``, or the one-sided 95% bound when the interval reaches a score of 0 or 1."""
+    if not math.isnan(e.error) or math.isnan(e.lower):
+        return f"+/- {_fmt_elo(e.error, False)}"
+    if e.variance == 0:
+        return "(every game the same result: no error bar)"
+    if math.isinf(e.upper) and not math.isinf(e.lower):
+        return f"(95%: > {_fmt_elo(e.lower)})"
+    if math.isinf(e.lower) and not math.isinf(e.upper):
+        return f"(95%: < {_fmt_elo(e.upper)})"
+    return "(95%: unbounded)"
 
 
 def _fmt_elo(x: float, sign: bool = True) -> str:
@@ -1416,7 +1435,7 @@ class Match:
                   file=out)
         if t.n:
             e = t.elo()
-            print(f"Elo difference: {_fmt_elo(e.elo)} +/- {_fmt_elo(e.error, False)}, "
+            print(f"Elo difference: {_fmt_elo(e.elo)} {_fmt_elo_error(e)}, "
                   f"LOS: {100 * los(t.wins, t.losses):.1f} %, DrawRatio: {100 * t.draws / t.n:.1f} %, "
                   f"nElo: {_fmt_elo(e.nelo)} +/- {_fmt_elo(e.nerror, False)}", file=out)
             pairs = sum(t.penta)
@@ -1424,7 +1443,7 @@ class Match:
                 pe = elo_pentanomial(*t.penta)
                 ll, ld, wl, dd, wd, ww = t.penta
                 print(f"Ptnml(0-2): [{ll}, {ld}, {wl + dd}, {wd}, {ww}] (WL/DD {wl}/{dd}), "
-                      f"pair Elo: {_fmt_elo(pe.elo)} +/- {_fmt_elo(pe.error, False)}", file=out)
+                      f"pair Elo: {_fmt_elo(pe.elo)} {_fmt_elo_error(pe)}", file=out)
             if t.terminations:
                 print("Terminations: " + ", ".join(f"{k}: {v}" for k, v in sorted(t.terminations.items(),
                                                                                  key=lambda kv: -kv[1])), file=out)

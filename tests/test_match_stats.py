@@ -13,7 +13,7 @@ import math
 import pytest
 
 from jitfish.engine.match import (
-    Adjudication, GameRecord, Sprt, Tally, _AdjudicationState, elo_from_score, elo_pentanomial,
+    Adjudication, GameRecord, Sprt, Tally, _AdjudicationState, _fmt_elo_error, elo_from_score, elo_pentanomial,
     elo_wdl, los, score_from_elo, sprt_llr,
 )
 from jitfish.protocol.client import (
@@ -114,6 +114,18 @@ def test_degenerate_scores_give_infinite_elo_and_no_error_bar():
     e = elo_wdl(5, 0, 0)
     assert e.elo == math.inf and math.isnan(e.error)
     assert elo_wdl(0, 0, 0).n == 0 and math.isnan(elo_wdl(0, 0, 0).elo)
+
+
+def test_a_score_interval_reaching_one_gives_a_one_sided_bound():
+    # 18-2-0: the score's 95% interval is 0.9 -+ 1.96 * sqrt(0.09 / 20) = (0.769, 1.031)
+    e = elo_wdl(18, 2, 0)
+    assert math.isnan(e.error) and e.upper == math.inf
+    assert e.lower == pytest.approx(elo_from_score(0.9 - 1.96 * math.sqrt(0.09 / 20)), rel=1e-3)
+    assert _fmt_elo_error(e) == f"(95%: > +{e.lower:.1f})"
+    low = elo_wdl(2, 18, 0)
+    assert _fmt_elo_error(low) == f"(95%: < {low.upper:.1f})" and low.upper == pytest.approx(-e.lower)
+    assert _fmt_elo_error(elo_wdl(136, 96, 111)) == "+/- 30.4"
+    assert _fmt_elo_error(elo_wdl(5, 0, 0)) == "(every game the same result: no error bar)"
 
 
 # -- SPRT --------------------------------------------------------------------------------------
