@@ -10,14 +10,19 @@
 3. Fit: the full static evaluation (``Engine.static_eval``, every term of the tapered
    evaluation) plus a shift of each piece type's material, the same in middlegame and
    endgame, minimises ``sum (result - sigmoid(K * eval / 400))**2`` (Texel's method: K fitted
-   first, then one coordinate at a time, steps of 10 then 5 centipawns, until no step helps; a
-   value moves at most ``--max-change`` (a fraction) from its current one, so small samples
-   cannot run away).
-4. Prints the old and new values and the error; ``--write`` adds the shifts to ``value`` (and to
-   ``value_eg`` where the file has one) in ``eval/weights/<variant>.toml``; the file keeps its
-   other keys.
+   first on a log grid from 0.02 to 5, then one coordinate at a time, steps of 10 then 5
+   centipawns, until no step helps; a value moves at most ``--max-change`` (a fraction) from its
+   current one, so small samples cannot run away).
+4. Prints the old and new values and the error, and warns where the fit is not to be trusted: K
+   at the end of its grid (the results hardly depend on the evaluation, so the fit only shrinks
+   or stretches it) or a value stopped by ``--max-change``. ``--write`` adds the shifts to
+   ``value`` (and to ``value_eg`` where the file has one) in ``eval/weights/<variant>.toml``; the
+   file keeps its other keys.
 
-Every number comes from the command line, so a run is reproducible from it.
+``--save FILE`` keeps the labelled positions (one ``FEN;result`` per line) and ``--load FILE``
+fits on such a file instead of playing, so a fit can be repeated or compared without replaying
+the games. Every number comes from the command line and the self-play is deterministic (a
+node limit per move, a seeded opening), so a run is reproducible from its command.
 """
 from __future__ import annotations
 
@@ -64,6 +69,43 @@ def self_play(variant: str, games: int, nodes: int, opening_plies: int, max_plie
     return samples
 
 
+KS = np.geomspace(0.02, 5.0, 97)  # the K grid of the fit
+
+
+def save_samples(path: Path, samples) -> None:
+    path.write_text("".join(f"{fen};{result}\n" for fen, result in samples))
+
+
+def load_samples(path: Path) -> list[tuple[str, float]]:
+    """``FEN;result`` lines (result 1, 0.5 or 0 from White's side); blank lines and ``#`` skipped."""
+    out = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        fen, sep, res = line.rpartition(";")
+        try:
+            r = float(res)
+        except ValueError:
+            r = -1.0
+        if not sep or r not in (0.0, 0.5, 1.0):
+            raise ValueError(f"{path}:{n}: expected 'FEN;result' with result 1, 0.5 or 0: {line!r}")
+        out.append((fen, r))
+    return out
+
+
+def warnings_of(old, new, k: float, max_change: float, letters: str) -> list[str]:
+    """Why a fit should not be written as it is."""
+    out = []
+    if k <= KS[0] or k >= KS[-1]:
+        out.append(f"K = {k:.3f} is at the end of its grid: the results barely follow the evaluation "
+                   "(the fit can only scale it); do not write these values")
+    for t in range(len(old)):
+        if old[t] and abs(int(new[t]) - int(old[t])) >= max_change * old[t] - 5:
+            out.append(f"{letters[t]}: {int(old[t])} -> {int(new[t])} stopped at the --max-change limit")
+    return out
+
+
 def fit(variant: str, samples, steps=(10, 5), max_change: float = 0.3):
     """(old values, new values, K, error before, error after): shifts of the material values
     fitted with every other term of the evaluation as it is."""
@@ -90,8 +132,7 @@ def fit(variant: str, samples, steps=(10, 5), max_change: float = 0.3):
         e = diff @ (v - old) + base
         return float(np.mean((y - 1.0 / (1.0 + 10 ** (-k * e / 400.0))) ** 2))
 
-    ks = np.linspace(0.2, 3.0, 57)
-    k = float(ks[int(np.argmin([error(values, kk) for kk in ks]))])
+    k = float(KS[int(np.argmin([error(values, kk) for kk in KS]))])
     best = error(values, k)
     start = best
     for step in steps:
@@ -153,18 +194,32 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-change", type=float, default=0.3, help="largest relative change of a value (default 0.3)")
     ap.add_argument("--write", action="store_true", help="store the fitted values in the weights file")
+    ap.add_argument("--save", type=Path, metavar="FILE", help="write the labelled positions to FILE")
+    ap.add_argument("--load", type=Path, metavar="FILE",
+                    help="fit on the positions of FILE (from --save) instead of playing games")
     args = ap.parse_args(argv)
-    samples = self_play(args.variant, args.games, args.nodes, args.opening_plies, args.max_plies, args.seed)
+    if args.load is not None:
+        try:
+            samples = load_samples(args.load)
+        except (OSError, ValueError) as e:
+            print(f"Error: {e}", file=sys.stderr)
+            return 1
+    else:
+        samples = self_play(args.variant, args.games, args.nodes, args.opening_plies, args.max_plies, args.seed)
     if not samples:
         print("Error: no positions collected", file=sys.stderr)
         return 1
+    if args.save is not None:
+        save_samples(args.save, samples)
     old, new, k, e0, e1 = fit(args.variant, samples, max_change=args.max_change)
     from jitfish.movegen import load_spec
 
     letters = load_spec(args.variant).letters
-    print(f"{len(samples)} positions, K = {k:.2f}, error {e0:.5f} -> {e1:.5f}")
+    print(f"{len(samples)} positions, K = {k:.3f}, error {e0:.5f} -> {e1:.5f}")
     for t, ch in enumerate(letters):
         print(f"  {ch}: {int(old[t]):5d} -> {int(new[t]):5d}")
+    for w in warnings_of(old, new, k, args.max_change, letters):
+        print(f"warning: {w}")
     if args.write:
         print(f"written to {write_values(args.variant, old, new)}")
     return 0

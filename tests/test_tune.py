@@ -38,3 +38,22 @@ def test_write_values_shifts_value_and_value_eg(tmp_path, monkeypatch) -> None:
     assert after["pieces"]["Q"]["value"] == before["pieces"]["Q"]["value"] - 20
     assert after["pieces"]["N"] == before["pieces"]["N"]
     assert {k: v for k, v in after.items() if k != "pieces"} == {k: v for k, v in before.items() if k != "pieces"}
+
+
+def test_samples_round_trip_and_bad_lines(tmp_path) -> None:
+    import pytest
+
+    samples = [("4k3/8/8/8/8/8/8/4K2R w K - 0 1", 1.0), ("4k3/8/8/8/8/8/8/4K3 b - - 3 40", 0.5)]
+    f = tmp_path / "s.txt"
+    tune.save_samples(f, samples)
+    assert tune.load_samples(f) == samples
+    f.write_text("4k3/8/8/8/8/8/8/4K3 w - - 0 1;2\n")
+    with pytest.raises(ValueError, match="s.txt:1"):
+        tune.load_samples(f)
+
+
+def test_warnings_flag_k_at_the_grid_end_and_capped_values() -> None:
+    old, new = [100, 300, 0], [100, 390, 0]
+    w = tune.warnings_of(old, new, float(tune.KS[0]), 0.3, "PNK")
+    assert any("K = " in x for x in w) and any(x.startswith("N:") for x in w)
+    assert tune.warnings_of(old, [110, 320, 0], 1.0, 0.3, "PNK") == []
