@@ -44,6 +44,7 @@ def self_play(variant: str, games: int, nodes: int, opening_plies: int, max_plie
     rng = random.Random(seed)
     eng = Engine(hash_mb=8)
     samples: list[tuple[str, float]] = []
+    ends = {"1-0": 0, "0-1": 0, "draw": 0, f"draw at {max_plies} plies": 0}
     for _ in tqdm(range(games), desc=f"self-play {variant}", unit="game", file=sys.stderr):
         pos = Position(variant)
         eng.new_game()
@@ -58,14 +59,19 @@ def self_play(variant: str, games: int, nodes: int, opening_plies: int, max_plie
             out = pos.outcome()
             if out is not None:
                 result = {"1-0": 1.0, "0-1": 0.0}.get(out[0], 0.5)
+                ends[out[0] if out[0] in ends else "draw"] += 1
                 break
             if len(pos.history) >= max_plies:
+                ends[f"draw at {max_plies} plies"] += 1
                 break
             if not pos.is_check():
                 seen.append(pos.fen())
             res = eng.search(pos, Limits(nodes=nodes))
             pos.push(res.best)
         samples += [(fen, result) for fen in seen]
+    # many adjudicated draws mean the labels say more about how weakly the games were played
+    # than about the material: a side that cannot convert a piece makes the piece look cheap
+    print("games: " + ", ".join(f"{k} {v}" for k, v in ends.items()), file=sys.stderr)
     return samples
 
 
