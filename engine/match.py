@@ -157,7 +157,7 @@ def los(wins: int, losses: int) -> float:
     ``0.5 + 0.5 erf((W - L) / sqrt(2 (W + L)))`` (0.5 with no decisive game).
 
     >>> round(los(136, 96), 4)
-    0.9958
+    0.9957
     """
     if wins + losses == 0:
         return 0.5
@@ -376,10 +376,16 @@ def _fmt_elo_error(e: EloEstimate) -> str:
 
 
 def _fmt_elo(x: float, sign: bool = True) -> str:
+    """``+12.3``; an even score prints ``+0.0``, not ``-0.0`` (-400 log10(1) is -0.0).
+
+    >>> _fmt_elo(elo_from_score(0.5)), _fmt_elo(-0.04)
+    ('+0.0', '+0.0')
+    """
     if math.isnan(x):
         return "nan"
     if math.isinf(x):
         return ("+" if x > 0 else "-") + "inf" if sign else "inf"
+    x = round(x, 1) + 0.0  # -0.0 + 0.0 is +0.0
     return f"{x:+.1f}" if sign else f"{x:.1f}"
 
 
