@@ -76,6 +76,7 @@ def self_play(variant: str, games: int, nodes: int, opening_plies: int, max_plie
 
 
 KS = np.geomspace(0.02, 5.0, 97)  # the K grid of the fit
+STEPS = (10, 5)  # the fit's coordinate steps in centipawns, coarse to fine
 
 
 def save_samples(path: Path, samples) -> None:
@@ -107,12 +108,12 @@ def warnings_of(old, new, k: float, max_change: float, letters: str) -> list[str
         out.append(f"K = {k:.3f} is at the end of its grid: the results barely follow the evaluation "
                    "(the fit can only scale it); do not write these values")
     for t in range(len(old)):
-        if old[t] and abs(int(new[t]) - int(old[t])) >= max_change * old[t] - 5:
+        if old[t] and abs(int(new[t]) - int(old[t])) >= max_change * old[t] - STEPS[-1]:
             out.append(f"{letters[t]}: {int(old[t])} -> {int(new[t])} stopped at the --max-change limit")
     return out
 
 
-def fit(variant: str, samples, steps=(10, 5), max_change: float = 0.3):
+def fit(variant: str, samples, steps=STEPS, max_change: float = 0.3):
     """(old values, new values, K, error before, error after): shifts of the material values
     fitted with every other term of the evaluation as it is."""
     from jitfish.engine.search import Engine

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import tomllib
 
+import pytest
+
 from jitfish.bench import tune
 
 
@@ -41,8 +43,6 @@ def test_write_values_shifts_value_and_value_eg(tmp_path, monkeypatch) -> None:
 
 
 def test_samples_round_trip_and_bad_lines(tmp_path) -> None:
-    import pytest
-
     samples = [("4k3/8/8/8/8/8/8/4K2R w K - 0 1", 1.0), ("4k3/8/8/8/8/8/8/4K3 b - - 3 40", 0.5)]
     f = tmp_path / "s.txt"
     tune.save_samples(f, samples)
