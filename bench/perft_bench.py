@@ -15,9 +15,11 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import subprocess
 import sys
 import time
+
+from jitfish.movegen import Position
+from jitfish.protocol.client import EngineConfig, EngineError, Limits, UciEngine, open_engine
 
 POSITIONS = [
     # (label, variant, FSF UCI_Variant, fen or None for the start, depth)
@@ -27,42 +29,6 @@ POSITIONS = [
 ]
 
 
-class UciPerft:
-    """A fairy-stockfish process that answers `go perft N`."""
-
-    def __init__(self, path: str):
-        self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self._send("uci")
-        self._wait("uciok")
-
-    def _send(self, line: str) -> None:
-        assert self.proc.stdin
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def _wait(self, prefix: str) -> str:
-        assert self.proc.stdout
-        for line in self.proc.stdout:
-            if line.startswith(prefix):
-                return line
-        raise RuntimeError(f"fairy-stockfish exited before {prefix!r}")
-
-    def perft(self, variant: str, fen: str | None, depth: int) -> tuple[int, float]:
-        self._send(f"setoption name UCI_Variant value {variant}")
-        self._send("position startpos" if fen is None else f"position fen {fen}")
-        self._send("isready")
-        self._wait("readyok")
-        t0 = time.perf_counter()
-        self._send(f"go perft {depth}")
-        line = self._wait("Nodes searched")
-        return int(line.split(":")[1]), time.perf_counter() - t0
-
-    def close(self) -> None:
-        self._send("quit")
-        self.proc.wait(timeout=10)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="jitfish bench perft", description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=5, help="timed runs per engine and position (default 5)")
@@ -70,11 +36,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="fairy-stockfish binary (Debian package: /usr/games/fairy-stockfish)")
     ap.add_argument("args", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args([a for a in (argv or []) if a != "perft"] if argv is not None else None)
-    from jitfish.movegen import Position
-
+    engines: dict[str, UciEngine] = {}
     try:
-        fsf = UciPerft(args.fsf)
-    except OSError as exc:
+        for variant in {p[2] for p in POSITIONS}:
+            engines[variant] = open_engine(EngineConfig(args.fsf, proto="uci"), variant)
+    except EngineError as exc:
         print(f"Error: cannot start fairy-stockfish ({exc}); install it: apt-get install fairy-stockfish",
               file=sys.stderr)
         return 2
@@ -89,7 +55,9 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             nodes = pos.perft(depth)
             ours.append(nodes / (time.perf_counter() - t0))
-            fnodes, dt = fsf.perft(fsf_variant, fen, depth)
+            fsf = engines[fsf_variant]
+            fsf.new_game(Limits(), pos.fen())
+            fnodes, dt = fsf.perft(depth)
             if fnodes != nodes:
                 print(f"Error: {label}: jitfish counts {nodes}, fairy-stockfish {fnodes}", file=sys.stderr)
                 return 1
@@ -97,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         a, b = statistics.median(ours), statistics.median(theirs)
         ratios.append(a / b)
         print(f"{label:16} {depth:>5} {nodes:>10} {a:>13,.0f} {b:>13,.0f} {a / b:>6.2f}")
-    fsf.close()
+    for eng in engines.values():
+        eng.quit()
     print(f"median of {args.runs} runs each; ratio = jitfish / fairy-stockfish nodes per second")
     return 0
 

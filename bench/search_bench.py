@@ -11,6 +11,9 @@ import argparse
 import sys
 import time
 
+from jitfish.engine import Engine, Limits
+from jitfish.movegen import Position
+
 # (variant, fen or None for the start position, depth)
 POSITIONS: list[tuple[str, str | None, int]] = [
     ("chess", None, 7),
@@ -29,9 +32,6 @@ POSITIONS: list[tuple[str, str | None, int]] = [
 
 
 def run(hash_mb: int = 16, depth_delta: int = 0, verbose: bool = True) -> tuple[int, float]:
-    from jitfish.engine.search import Engine, Limits
-    from jitfish.movegen import Position
-
     eng = Engine(hash_mb=hash_mb)
     eng.warmup("chess")
     total, elapsed = 0, 0.0

@@ -14,9 +14,13 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import subprocess
 import sys
 import time
+
+from jitfish.engine import Engine
+from jitfish.engine import Limits as SearchLimits
+from jitfish.movegen import Position
+from jitfish.protocol.client import EngineConfig, EngineError, GoRequest, Limits, UciEngine, open_engine
 
 POSITIONS = [
     ("chess start", "chess", "chess", None),
@@ -25,27 +29,11 @@ POSITIONS = [
 ]
 
 
-def fsf_nps(proc: subprocess.Popen, variant: str, fen: str | None, movetime: float) -> int:
-    def send(line: str) -> None:
-        proc.stdin.write(line + "\n")
-        proc.stdin.flush()
-
-    send("ucinewgame")
-    send(f"setoption name UCI_Variant value {variant}")
-    send("position startpos" if fen is None else f"position fen {fen}")
-    send("isready")
-    for line in proc.stdout:
-        if line.startswith("readyok"):
-            break
-    send(f"go movetime {int(movetime * 1000)}")
-    nps = 0
-    for line in proc.stdout:
-        parts = line.split()
-        if "nps" in parts:
-            nps = int(parts[parts.index("nps") + 1])
-        if line.startswith("bestmove"):
-            break
-    return nps
+def fsf_nps(fsf: UciEngine, fen: str, movetime: float) -> int:
+    """fairy-stockfish's speed on one search of ``movetime`` seconds from ``fen``."""
+    fsf.new_game(Limits(movetime=movetime), fen)
+    reply = fsf.go(GoRequest(moves=[], side=0, budget=movetime + 10))
+    return reply.info.nps or 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,17 +42,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--movetime", type=float, default=2.0, help="seconds per search (default 2)")
     ap.add_argument("--fsf", default=shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish")
     args = ap.parse_args(argv)
-    from jitfish.engine.search import Engine, Limits
-    from jitfish.movegen import Position
-
+    engines: dict[str, UciEngine] = {}
     try:
-        proc = subprocess.Popen([args.fsf], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, text=True, bufsize=1)
-    except OSError as exc:
+        for variant in {p[2] for p in POSITIONS}:
+            engines[variant] = open_engine(EngineConfig(args.fsf, proto="uci", options={"Hash": "16", "Threads": "1"}),
+                                           variant)
+    except EngineError as exc:
         print(f"Error: cannot start fairy-stockfish ({exc})", file=sys.stderr)
         return 2
-    proc.stdin.write("uci\nsetoption name Hash value 16\nsetoption name Threads value 1\n")
-    proc.stdin.flush()
     eng = Engine(hash_mb=16)
     eng.warmup("chess")
     print(f"{'position':16} {'jitfish nps':>12} {'fsf nps':>12} {'ratio':>6}")
@@ -73,13 +58,14 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.runs):
             eng.new_game()
             t0 = time.perf_counter()
-            res = eng.search(Position(variant, fen), Limits(movetime=args.movetime, move_overhead=0))
+            pos = Position(variant, fen)
+            res = eng.search(pos, SearchLimits(movetime=args.movetime, move_overhead=0))
             ours.append(res.nodes / (time.perf_counter() - t0))
-            theirs.append(fsf_nps(proc, fsf_variant, fen, args.movetime))
+            theirs.append(fsf_nps(engines[fsf_variant], pos.fen(), args.movetime))
         a, b = statistics.median(ours), statistics.median(theirs)
         print(f"{label:16} {a:>12,.0f} {b:>12,.0f} {a / b if b else 0:>6.2f}")
-    proc.stdin.write("quit\n")
-    proc.stdin.flush()
+    for fsf in engines.values():
+        fsf.quit()
     print(f"median of {args.runs} searches of {args.movetime} s each")
     return 0
 

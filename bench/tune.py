@@ -32,15 +32,16 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
+
+from jitfish.engine import Engine, Limits
+from jitfish.eval import eval_tables
+from jitfish.eval import tables as evtables
+from jitfish.movegen import Position, load_spec, load_variant
 
 
 def self_play(variant: str, games: int, nodes: int, opening_plies: int, max_plies: int, seed: int):
     """(FEN, result from White's side) of every quiet position after the opening."""
-    from tqdm import tqdm
-
-    from jitfish.engine.search import Engine, Limits
-    from jitfish.movegen import Position
-
     rng = random.Random(seed)
     eng = Engine(hash_mb=8)
     samples: list[tuple[str, float]] = []
@@ -116,10 +117,6 @@ def warnings_of(old, new, k: float, max_change: float, letters: str) -> list[str
 def fit(variant: str, samples, steps=STEPS, max_change: float = 0.3):
     """(old values, new values, K, error before, error after): shifts of the material values
     fitted with every other term of the evaluation as it is."""
-    from jitfish.engine.search import Engine
-    from jitfish.eval import eval_tables
-    from jitfish.movegen import Position, load_variant
-
     ev = eval_tables(load_variant(variant))
     T = len(ev.value)
     eng = Engine(hash_mb=1)
@@ -163,11 +160,8 @@ def fit(variant: str, samples, steps=STEPS, max_change: float = 0.3):
 
 def write_values(variant: str, old, new) -> Path:
     """Add each type's shift (new - old) to ``value`` and, where present, ``value_eg``."""
-    from jitfish.eval import WEIGHTS_DIR
-    from jitfish.movegen import load_spec
-
     spec = load_spec(variant)
-    path = WEIGHTS_DIR / f"{spec.name}.toml"
+    path = evtables.WEIGHTS_DIR / f"{spec.name}.toml"
     lines = path.read_text().splitlines()
     letters = spec.letters
     current = None
@@ -219,8 +213,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.save is not None:
         save_samples(args.save, samples)
     old, new, k, e0, e1 = fit(args.variant, samples, max_change=args.max_change)
-    from jitfish.movegen import load_spec
-
     letters = load_spec(args.variant).letters
     print(f"{len(samples)} positions, K = {k:.3f}, error {e0:.5f} -> {e1:.5f}")
     for t, ch in enumerate(letters):

@@ -29,26 +29,26 @@ import numba.extending
 from numba import types
 from numba.extending import intrinsic
 
-__all__ = ["kernel", "helper", "both", "bundle", "popcount", "lsb", "msb", "JIT_DISABLED"]
+__all__ = ["kernel", "helper", "both", "array_tuple", "bundle", "popcount", "lsb", "msb", "JIT_DISABLED"]
 
 JIT_DISABLED = bool(numba.config.DISABLE_JIT)
 
 
-# modules whose kernels are cached; their source together keys the cache folder
-_KERNEL_SOURCES = ("movegen", "engine", "eval")
+# the packages whose modules hold kernels or what kernels read (layout constants); their
+# source together keys the cache folder
+_KERNEL_SOURCES = ("movegen", "eval", "engine")
 
 
 def _source_digest() -> str:
+    """Every module of the kernel packages counts, not only those that compile code: a kernel
+    freezes the layout constants it imports from another module (``CFG_*`` from tables.py),
+    so an edit there must not meet old cached code."""
     root = Path(__file__).resolve().parent.parent
     h = hashlib.sha1(numba.__version__.encode())
     for folder in _KERNEL_SOURCES:
         for f in sorted((root / folder).glob("*.py")):
-            data = f.read_bytes()
-            # only modules that compile code: they all take their decorators from here
-            # (a module of @helper or @both functions alone counts too)
-            if f.name == "_jit.py" or b"_jit import" in data:
-                h.update(f.name.encode())
-                h.update(data)
+            h.update(f"{folder}/{f.name}".encode())
+            h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -162,30 +162,53 @@ BUNDLE_ROW = 5  # address, then up to 4 dimensions
 _DTYPES = {"i": "int64", "u": "uint64"}
 
 
-def _layout(classes: tuple, kinds: tuple[str, ...]) -> list[tuple[int, str, str, int]]:
+def array_tuple(name: str, fields: str):
+    """A NamedTuple class of arrays, each field named once with its kind.
+
+    ``fields`` lists ``name:kind`` pairs separated by white space; a kind is the dtype letter
+    (``i`` int64, ``u`` uint64) and the number of dimensions: ``"board:i1 bb:u2"`` is a 1-d
+    int64 array ``board`` and a 2-d uint64 array ``bb``.  The kinds are kept on the class as
+    ``KINDS`` (``{"board": ("int64", 1), ...}``), which ``bundle`` and ``pack`` check against.
+
+    >>> Pair = array_tuple("Pair", "board:i1 bb:u2")
+    >>> Pair._fields, Pair.KINDS["bb"]
+    (('board', 'bb'), ('uint64', 2))
+    """
+    import typing
+
+    import numpy as np
+
+    kinds = {}
+    for item in fields.split():
+        field, _, kind = item.partition(":")
+        if not field.isidentifier() or len(kind) != 2 or kind[0] not in _DTYPES or not kind[1].isdigit():
+            raise ValueError(f"array_tuple {name}: bad field {item!r} (write name:i1, name:u2, ...)")
+        kinds[field] = (_DTYPES[kind[0]], int(kind[1]))
+    cls = typing.NamedTuple(name, [(f, np.ndarray) for f in kinds])
+    cls.KINDS = kinds
+    return cls
+
+
+def _layout(classes: tuple) -> list[tuple[int, str, str, int]]:
     layout = []  # (class index, field, dtype, ndim)
-    for ci, (cls, kind) in enumerate(zip(classes, kinds)):
-        specs = kind.split()
-        if len(specs) != len(cls._fields):
-            raise ValueError(f"bundle: {cls.__name__} has {len(cls._fields)} fields, kinds lists {len(specs)}")
-        for f, s in zip(cls._fields, specs):
-            layout.append((ci, f, _DTYPES[s[0]], int(s[1:])))
+    for ci, cls in enumerate(classes):
+        for f in cls._fields:
+            dt, nd = cls.KINDS[f]
+            layout.append((ci, f, dt, nd))
     return layout
 
 
-def bundle(classes: tuple, kinds: tuple[str, ...]):
-    """``(pack, unpack)`` for the NamedTuple ``classes``; ``kinds[i]`` lists the arrays of
-    ``classes[i]`` in field order as dtype letter and dimensions (``"u2 i1"``: a 2-d uint64
-    array, then a 1-d int64 one).
+def bundle(*classes):
+    """``(pack, unpack)`` for the NamedTuple ``classes`` made by ``array_tuple``.
 
-    ``pack(*tuples)`` (Python) checks the arrays against ``kinds`` and returns the bundle.
+    ``pack(*tuples)`` (Python) checks the arrays against the classes' kinds and returns the bundle.
     ``unpack(d)`` (in kernels) returns the tuples again; it is one intrinsic, so it costs no
     typing per field.  A bundle of more classes whose first classes are these can be unpacked
     with it too (the rows come in the same order).
     """
     import numpy as np
 
-    layout = _layout(classes, kinds)
+    layout = _layout(classes)
 
     def pack(*tuples) -> np.ndarray:
         if len(tuples) != len(classes):

@@ -40,37 +40,19 @@ of unpinned pieces with popcounts (bulk counting, used at the last perft ply).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
-from ._jit import both, bundle, helper, kernel, lsb, msb, popcount  # noqa: F401  (popcount re-exported for eval)
-from .tables import TABLES_KINDS, Tables
+from ._jit import array_tuple, both, bundle, helper, kernel, lsb, msb, popcount
+from .tables import (CFG_BARE_KING, CFG_CAPTURES, CFG_CASTLE_CHECKS, CFG_CASTLE_ROOK, CFG_CASTLING,
+                     CFG_CHECK, CFG_CONVERSION, CFG_EXT_MASK, CFG_FILES, CFG_LAME_CAPTURE, CFG_NSQ,
+                     CFG_NTYPES, CFG_ROYAL, Tables)
 
-
-class Pos(NamedTuple):
-    bb: np.ndarray
-    board: np.ndarray
-    cnt: np.ndarray
-    st: np.ndarray
-    keys: np.ndarray
-    undo: np.ndarray
-    undo_bb: np.ndarray
-    scratch: np.ndarray
-
-
-POS_KINDS = "u2 i1 i2 i1 u1 i2 u2 i1"
-pack_board, unpack_board = bundle((Pos, Tables), (POS_KINDS, TABLES_KINDS))
+# the arrays of one position (see the table above), in field order with their kinds
+Pos = array_tuple("Pos", "bb:u2 board:i1 cnt:i2 st:i1 keys:u1 undo:i2 undo_bb:u2 scratch:i1")
+pack_board, unpack_board = bundle(Pos, Tables)
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
-
-# cfg indices: keep in step with tables.py
-CFG_FILES, CFG_RANKS, CFG_NSQ, CFG_NTYPES = 0, 1, 2, 3
-CFG_CHECK, CFG_ROYAL, CFG_CAPTURES, CFG_CONVERSION = 4, 5, 6, 7
-CFG_CASTLING, CFG_CASTLE_CHECKS, CFG_LAME_CAPTURE, CFG_EXT_MASK = 8, 9, 10, 11
-CFG_EP, CFG_CASTLE_ROOK, CFG_STALEMATE_LOSS, CFG_BARE_KING = 12, 13, 14, 15
-CFG_FIFTY = 16
 
 # st indices
 ST_SIDE, ST_EP, ST_HALF, ST_FULL, ST_PLY, ST_KSQ = 0, 1, 2, 3, 4, 5  # ST_KSQ + colour
@@ -359,10 +341,10 @@ def make_move(b, m):
     us = st[ST_SIDE]
     them = 1 - us
     F = tab.cfg[CFG_FILES]
-    fr = m & 127
-    to = (m >> 7) & 127
-    promo = (m >> 14) & 15
-    kind = (m >> 18) & 3
+    fr = move_from(m)
+    to = move_to(m)
+    promo = move_promo(m)
+    kind = move_kind(m)
     ply = st[ST_PLY]
     u = pos.undo[ply]
     h = pos.keys[ply]
@@ -483,9 +465,9 @@ def unmake_move(b):
     ply = st[ST_PLY] - 1
     u = pos.undo[ply]
     m = u[U_MOVE]
-    fr = m & 127
-    to = (m >> 7) & 127
-    kind = (m >> 18) & 3
+    fr = move_from(m)
+    to = move_to(m)
+    kind = move_kind(m)
     them = st[ST_SIDE]
     us = 1 - them
     ub = pos.undo_bb[ply]
@@ -565,7 +547,7 @@ def _emit_targets(out, n, fr, b0, b1, promo):
         while b:
             s = lsb(b) + 64 * w
             b &= b - ONE
-            out[n] = fr | (s << 7) | (promo << 14)
+            out[n] = encode(fr, s, promo, KIND_NORMAL)
             n += 1
     return n
 
@@ -689,7 +671,7 @@ def generate(b, out, mode):
                     b &= b - ONE
                     if _safe_after(tab, bb, ksq, them, occ0, occ1, fr, to, to):
                         if not count_only:
-                            out[n] = fr | (to << 7)
+                            out[n] = encode(fr, to, 0, KIND_NORMAL)
                         n += 1
             for w2 in range(2):
                 b = z0 if w2 == 0 else z1
@@ -699,7 +681,7 @@ def generate(b, out, mode):
                     if _safe_after(tab, bb, ksq, them, occ0, occ1, fr, to, to):
                         for k in range(nch):
                             if not count_only:
-                                out[n] = fr | (to << 7) | ((choices[k] + 1) << 14)
+                                out[n] = encode(fr, to, choices[k] + 1, KIND_NORMAL)
                             n += 1
     # en passant
     eps = st[ST_EP]
@@ -718,7 +700,7 @@ def generate(b, out, mode):
                     if checks and not _safe_after(tab, bb, ksq, them, occ0, occ1, fr, eps, capsq):
                         continue
                     if not count_only:
-                        out[n] = fr | (eps << 7) | (KIND_EP << 18)
+                        out[n] = encode(fr, eps, 0, KIND_EP)
                     n += 1
     # castling
     if cfg[CFG_CASTLING] and not tactical:
@@ -750,7 +732,7 @@ def generate(b, out, mode):
                             ok = False
             if ok:
                 if not count_only:
-                    out[n] = kfr | (tab.castle[us, side, 1] << 7) | (KIND_CASTLE << 18)
+                    out[n] = encode(kfr, tab.castle[us, side, 1], 0, KIND_CASTLE)
                 n += 1
     return n
 
@@ -796,19 +778,6 @@ def perft(b, depth, moves, stack):
         ply += 1
         descend = True
     return nodes
-
-
-@kernel
-def perft_divide(b, depth, moves, stack, root, out_counts):
-    """Perft below each of the given root moves; out_counts[i] = leaves under root[i]."""
-    total = np.int64(0)
-    for i in range(root.shape[0]):
-        make_move(b, root[i])
-        c = perft(b, depth - 1, moves, stack)
-        unmake_move(b)
-        out_counts[i] = c
-        total += c
-    return total
 
 
 @kernel

@@ -4,7 +4,7 @@
 >>> pos = Position("courier")
 >>> pos.perft(2)
 678
->>> pos.push("f2f3"); pos.fen()
+>>> _ = pos.push("f2f3"); pos.fen()
 'rnebmk1wbenr/1ppppp1pppp1/6f5/p5p4p/P5P4P/5PF5/1PPPP2PPPP1/RNEBMK1WBENR b - - 0 1'
 """
 from __future__ import annotations
@@ -12,30 +12,28 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
+import chess
 import numpy as np
 
 from . import kernels as K
+from . import san as _san
+from .errors import FenError, MoveError
 from .kernels import Pos
-from .spec import VariantError, VariantSpec, load_spec, resolve_name
+from .pgn import PgnGame, variant_of_tag, write_pgn
+from .spec import VariantError, VariantSpec, load_spec, variant_file
 from .tables import MAXSQ, Tables, build_tables
 
 __all__ = [
     "Square", "Move", "Variant", "Pos", "Position", "load_variant",
-    "FenError", "MoveError", "square_name", "parse_square", "MAXGAME",
+    "FenError", "MoveError", "square_name", "parse_square", "MAXGAME", "COLOUR_NAMES",
 ]
 
 Square = int
 Move = int  # encoded as in kernels.py
+COLOUR_NAMES = ("White", "Black")
 MAXGAME = 8192  # plies of history a Position can hold
-
-
-class FenError(ValueError):
-    """A FEN this variant cannot accept; the message names the problem."""
-
-
-class MoveError(ValueError):
-    """A move string that is malformed or not legal here; the message says which and why."""
 
 
 def square_name(s: Square, files: int) -> str:
@@ -116,8 +114,8 @@ class Variant:
 
 
 @lru_cache(maxsize=None)
-def _load(name: str) -> Variant:
-    spec = load_spec(name)
+def _load(path: str, _mtime_ns: int) -> Variant:
+    spec = load_spec(path)
     try:
         start = _parse_placement(spec.start_fen.split()[0], spec)
     except FenError as exc:
@@ -126,10 +124,15 @@ def _load(name: str) -> Variant:
 
 
 def load_variant(name: str) -> Variant:
-    """Load a shipped variant by name or alias, or a variant file by path (cached)."""
-    if name.endswith(".toml"):
-        return _load(name)
-    return _load(resolve_name(name))
+    """Load a known variant by name or alias, or a variant file by path (cached; a file
+    changed on disk since is loaded again)."""
+    p = Path(name)
+    path = p if p.suffix == ".toml" or (p.parent != Path(".") and p.exists()) else variant_file(name)
+    try:
+        mtime = path.stat().st_mtime_ns
+    except OSError:
+        raise VariantError(f"{path}: no such variant file") from None
+    return _load(str(path.resolve()), mtime)
 
 
 class Position:
@@ -201,7 +204,7 @@ class Position:
         def rel_rank(s: Square, c: int) -> int:
             return s // F + 1 if c == 0 else R - s // F
 
-        colour_name = ("White", "Black")
+        colour_name = COLOUR_NAMES
         # pieces where they cannot stand
         for s, (t, c) in sorted(pieces.items()):
             p = spec.pieces[t]
@@ -354,6 +357,18 @@ class Position:
                 b ^= low
         return out
 
+    def piece_at(self, square: Square) -> str | None:
+        """The FEN letter of the piece on ``square`` (upper case White), None if empty."""
+        code = int(self.pos.board[square])
+        if code == 0:
+            return None
+        letter = self.spec.pieces[(code - 1) >> 1].letter
+        return letter if (code - 1) & 1 == 0 else letter.lower()
+
+    def piece_count(self) -> int:
+        """Pieces on the board, both colours."""
+        return int(self.pos.cnt.sum())
+
     # -- moves -----------------------------------------------------------------------------
 
     @property
@@ -416,6 +431,48 @@ class Position:
         opts = ",".join(sorted(self.move_name(mv)[-1] for mv in matches))
         raise MoveError(f"illegal move {raw}: a promotion letter is needed ({opts})")
 
+    @classmethod
+    def from_pgn(cls, game: PgnGame, variant: str | None = None) -> "Position":
+        """The start of a PGN game: its ``FEN`` tag (else the variant's start), in its
+        ``Variant`` tag's variant unless ``variant`` is given; FenError/VariantError."""
+        return cls(variant or variant_of_tag(game.tags.get("Variant")), game.tags.get("FEN") or None)
+
+    def san(self, move: Move, legal: list[Move] | None = None) -> str:
+        """Standard algebraic notation of a legal move (``jitfish.movegen.san``)."""
+        return _san.san(self, move, legal)
+
+    def parse_san(self, text: str) -> Move:
+        """SAN of this variant or coordinates -> the legal move, else MoveError."""
+        return _san.parse_san(self, text)
+
+    def parse_coordinates(self, text: str) -> Move:
+        """Coordinates as engines send them (``e7e8=Q``, ``O-O`` too) -> the legal move."""
+        return _san.parse_coordinates(self, text)
+
+    def push_san(self, text: str) -> Move:
+        """Play a move given in SAN or coordinates; returns it."""
+        return self.push(self.parse_san(text))
+
+    def pgn(self, result: str | None = None, **tags: str) -> str:
+        """The game from ``start_fen`` through the moves played, as PGN: the seven standard
+        tags (``?`` unless given), then ``Variant``, ``FEN``/``SetUp`` and any others given.
+        ``result`` defaults to the rules' verdict, else ``*``."""
+        if result is None:
+            verdict = self.outcome()
+            result = verdict[0] if verdict else "*"
+        head = [(k, tags.pop(k, "?")) for k in ("Event", "Site", "Date", "Round", "White", "Black")]
+        head[2] = ("Date", head[2][1] if head[2][1] != "?" else "????.??.??")
+        head += [("Result", result), ("Variant", self.spec.name)]
+        if self.start_fen != self.spec.start_fen or self.spec.name != "chess":
+            head += [("FEN", self.start_fen), ("SetUp", "1")]
+        head += list(tags.items())
+        replay = Position(self.variant, self.start_fen)
+        moves = []
+        for m in self.history:
+            moves.append(replay.san(m))
+            replay.push(m)
+        return write_pgn(head, moves, result, self.start_fen)
+
     def push(self, move: str | Move) -> Move:
         """Play a move given as text (checked) or as a legal encoded move."""
         m = self.parse_move(move) if isinstance(move, str) else int(move)
@@ -463,7 +520,7 @@ class Position:
         """
         spec = self.spec
         us = self.turn
-        colour = ("White", "Black")
+        colour = COLOUR_NAMES
         win = ("1-0", "0-1")
         v = int(K.probe(self.b, K.PROBE_VERDICT, np.int64(0)))
         if v:
@@ -483,8 +540,7 @@ class Position:
                 return win[1 - us], f"{colour[us]} is stalemated"
             return "1/2-1/2", "Stalemate"
         if spec.insufficient_material:
-            import chess  # python-chess decides FIDE's insufficient material (RULES.md: chess as python-chess)
-
+            # python-chess decides FIDE's insufficient material (RULES.md: chess as python-chess)
             if chess.Board(self.fen()).is_insufficient_material():
                 return "1/2-1/2", "Insufficient material"
         if int(self.pos.st[K.ST_HALF]) >= spec.fifty_move_plies:
@@ -511,13 +567,20 @@ class Position:
         stack = np.zeros((2, max(depth, 1)), np.int64)
         return int(K.perft(self.b, np.int64(depth), moves, stack))
 
-    def divide(self, depth: int) -> dict[str, int]:
-        """Perft below each legal root move, keyed by move text."""
+    def divide_iter(self, depth: int):
+        """``(move name, perft below it)`` for each legal root move in turn (the one loop
+        behind ``divide``, ``jitfish perft --divide`` and both protocols' perft commands, which
+        print or stop between root moves)."""
         if depth < 1:
             raise ValueError("divide needs depth >= 1")
-        root = np.array(self.legal_moves(), np.int64)
-        counts = np.zeros(len(root), np.int64)
-        moves = np.zeros((max(depth, 1), K.MAXMOVES), np.int64)
-        stack = np.zeros((2, max(depth, 1)), np.int64)
-        K.perft_divide(self.b, np.int64(depth), moves, stack, root, counts)
-        return {self.move_name(int(m)): int(c) for m, c in zip(root, counts)}
+        for m in self.legal_moves():
+            self.push(m)
+            try:
+                n = self.perft(depth - 1)
+            finally:
+                self.pop()
+            yield self.move_name(m), n
+
+    def divide(self, depth: int) -> dict[str, int]:
+        """Perft below each legal root move, keyed by move text."""
+        return dict(self.divide_iter(depth))

@@ -1,33 +1,71 @@
-"""Variant files -> validated ``VariantSpec``.
+"""Variant files -> validated ``VariantSpec``, and the registry of known variants.
 
-A variant is a TOML file in ``movegen/variants/`` (or any path given to ``load_spec``).  The
-format, every key and its default are documented once, in ``movegen/variants/FORMAT.md``;
-``VARIANT_KEYS`` and ``PIECE_KEYS`` below are the machine-readable copy the loader enforces.
+A variant is a TOML file: the shipped ones in ``movegen/variants/``, and any a user adds with
+``add_variant_path`` (``--variants FILE_OR_DIR`` on the command line, the ``VariantPath``
+engine option, or the ``JITFISH_VARIANTS`` environment variable: paths separated by
+``os.pathsep``).  The format, every key and its default are documented once, in
+``movegen/variants/FORMAT.md``; ``VARIANT_KEYS``, ``PIECE_KEYS`` and ``XBOARD_KEYS`` below are the
+machine-readable copy the loader enforces.
 
 Loading resolves ``inherits`` (the child states only how it differs: top-level keys replace the
-parent's, ``[pieces.X]`` tables are merged key by key, ``remove = true`` drops a parent piece),
-rejects unknown keys and contradictions by name, and parses every Betza string.
+parent's, ``[pieces.X]`` and ``[xboard]`` tables are merged key by key, ``remove = true`` drops a
+parent piece), rejects unknown keys and contradictions by name, and parses every Betza string.
 """
 from __future__ import annotations
 
+import os
+import threading
 import tomllib
-from functools import lru_cache
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from .betza import BetzaError, Component, parse_betza
 
 __all__ = [
-    "VariantError", "PieceSpec", "VariantSpec", "load_spec", "variant_names",
-    "resolve_name", "VARIANT_DIR",
+    "VariantError", "PieceSpec", "VariantSpec", "XBoardSpec", "load_spec", "variant_names",
+    "resolve_name", "variant_file", "add_variant_path", "is_shipped", "registry_problems", "VARIANT_DIR", "VARIANTS_ENV",
+    "RightsField", "Stalemate", "BareKing", "Initial", "Promotion",
 ]
 
 VARIANT_DIR = Path(__file__).resolve().parent / "variants"
+VARIANTS_ENV = "JITFISH_VARIANTS"
 
 
 class VariantError(ValueError):
     """A variant file that cannot be used; the message names the file and the key."""
+
+
+class RightsField(StrEnum):
+    """What a FEN's third field holds."""
+
+    NONE = "none"
+    CASTLING = "castling"
+    FILES = "files"
+
+
+class Stalemate(StrEnum):
+    DRAW = "draw"
+    LOSS = "loss"  # for the stalemated side
+
+
+class BareKing(StrEnum):
+    NONE = "none"
+    LOSS = "loss"  # Fairy-Stockfish's bare-king rule (courier)
+
+
+class Initial(StrEnum):
+    """When a piece's ``i`` moves are allowed."""
+
+    NONE = "none"
+    RANK = "rank"  # while on one of its initial_ranks
+    TRACKED = "tracked"  # while it has never moved (kept per square, FEN rights field)
+
+
+class Promotion(StrEnum):
+    MANDATORY = "mandatory"
+    OPTIONAL = "optional"
 
 
 # key -> (type, default).  Types: str, int, bool, list (of ints), strlist.
@@ -54,7 +92,20 @@ VARIANT_KEYS: dict[str, tuple[type, Any]] = {
     "fifty_move_plies": (int, 100),
     "insufficient_material": (bool, False),
     "pieces": (dict, {}),
+    "xboard": (dict, {}),
 }
+# [xboard]: how XBoard shows the variant (protocol/xboard.py reads it; FORMAT.md documents it)
+XBOARD_KEYS: dict[str, tuple[type, Any]] = {
+    "name": (str, ""),
+    "builtin": (bool, False),
+    "start_fen": (str, ""),
+    "parent": (str, "fairy"),
+    "slots": (dict, {}),
+    "promoted": (dict, {}),
+    "playable": (bool, True),
+    "reason": (str, ""),
+}
+_XBOARD_OWN = ("name", "builtin", "start_fen")  # describe one variant only: not inherited
 PIECE_KEYS: dict[str, tuple[type, Any]] = {
     "name": (str, None),
     "betza": (str, None),
@@ -82,14 +133,37 @@ class PieceSpec:
     components: tuple[Component, ...]
     pawn: bool  # its moves reset the 50-move clock
     en_passant: bool  # its 2-square straight move may be taken en passant by its fcF-type captures
-    initial: str  # "none" | "rank" (right while on initial_ranks) | "tracked" (right kept per piece)
+    initial: Initial
     initial_ranks: tuple[int, ...]
     unmoved_ranks: tuple[int, ...]  # tracked: on these ranks the piece has surely never moved
     rights_ranks: tuple[int, ...]  # tracked: on these ranks the FEN rights field says
     promotion_ranks: tuple[int, ...]
     promotes_to: str
-    promotion: str  # "mandatory" | "optional"
+    promotion: Promotion
     promotion_limit: bool  # only to a type the side has fewer of than at the start
+
+
+@dataclass(frozen=True)
+class XBoardSpec:
+    """What the variant file says about XBoard (``[xboard]``; see FORMAT.md).
+
+    name: XBoard's name for the variant ("" = the variant's own); builtin: XBoard plays it
+    itself (no ``setup``/``piece`` lines); start_fen: XBoard's own start when it differs;
+    parent: the built-in variant named in ``setup`` (``fairy``, ``berolina``, ...); slots:
+    piece letter -> XBoard piece slot (a name such as ``Alfil``, or its number); promoted:
+    piece letter -> the letter it is the promoted form of (shown and written ``+X``);
+    playable: False when XBoard cannot show the variant's rules (engines then refuse it);
+    reason: why not, in words for the user.
+    """
+
+    name: str = ""
+    builtin: bool = False
+    start_fen: str = ""
+    parent: str = "fairy"
+    slots: tuple[tuple[str, str], ...] = ()
+    promoted: tuple[tuple[str, str], ...] = ()
+    playable: bool = True
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -112,11 +186,12 @@ class VariantSpec:
     castling_rook: str
     castling_king_files: str
     castling_checks: bool
-    rights_field: str
-    stalemate: str
-    bare_king: str
+    rights_field: RightsField
+    stalemate: Stalemate
+    bare_king: BareKing
     fifty_move_plies: int
     insufficient_material: bool = False
+    xboard: XBoardSpec = XBoardSpec()
     source: str = field(default="", compare=False)
 
     @property
@@ -140,30 +215,111 @@ def _read(path: Path) -> dict[str, Any]:
         raise VariantError(f"{path.name}: not valid TOML: {exc}") from None
 
 
+# The registry: canonical name -> variant file, and every name and alias -> canonical name.
+# Built on first use from the shipped files and $JITFISH_VARIANTS; add_variant_path adds more.
+_lock = threading.RLock()
+_files: dict[str, Path] = {}
+_names: dict[str, str] = {}
+_shipped: set[str] = set()
+_problems: list[str] = []
+_ready = False
+
+
+def _register(path: Path, shipped: bool) -> str:
+    raw = _read(path)
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise VariantError(f"{path.name}: missing key 'name'")
+    name = name.strip()
+    aliases = raw.get("aliases", [])
+    if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+        raise VariantError(f"{path.name}: aliases must be a list of strings")
+    key = name.lower()
+    if not shipped and _names.get(key) in _shipped:
+        raise VariantError(f"{path}: variant {name!r} is one of jitfish's own (rename it)")
+    for alias in aliases:
+        owner = _names.get(alias.lower())
+        if owner is not None and owner != name and (owner in _shipped or not shipped):
+            raise VariantError(f"{path}: alias {alias!r} already names the variant {owner!r}")
+    _files[name] = path.resolve()
+    _names[key] = name
+    for alias in aliases:
+        _names[alias.lower()] = name
+    if shipped:
+        _shipped.add(name)
+    return name
+
+
+def _ensure() -> None:
+    global _ready
+    if _ready:
+        return
+    with _lock:
+        if _ready:
+            return
+        for path in sorted(VARIANT_DIR.glob("*.toml")):
+            _register(path, shipped=True)
+        _ready = True
+        for part in os.environ.get(VARIANTS_ENV, "").split(os.pathsep):
+            if part.strip():
+                try:
+                    add_variant_path(part.strip())
+                except VariantError as exc:  # one bad file must not stop the others (or the engine)
+                    _problems.append(f"${VARIANTS_ENV}: {exc}")
+
+
+def registry_problems() -> list[str]:
+    """Variant files named in $JITFISH_VARIANTS that could not be loaded, with the reason."""
+    _ensure()
+    return list(_problems)
+
+
+def add_variant_path(path: str | Path) -> list[str]:
+    """Add a variant file, or every ``*.toml`` file of a folder, to the known variants; returns
+    the names added.  Each file is fully checked (``load_spec``) first: VariantError names the
+    file and the key.  A file may inherit from a shipped variant or from a file beside it; a
+    user's variant may not take a shipped variant's name.  Adding the same file again reloads it.
+    """
+    _ensure()
+    p = Path(path).expanduser()
+    if p.is_dir():
+        files = sorted(p.glob("*.toml"))
+        if not files:
+            raise VariantError(f"{p}: no variant files (*.toml) in this folder")
+    elif p.exists():
+        files = [p]
+    else:
+        raise VariantError(f"{p}: no such variant file or folder")
+    with _lock:
+        for f in files:
+            load_spec(f)  # every key checked before the name is taken
+        return [_register(f, shipped=False) for f in files]
+
+
 def variant_names() -> list[str]:
-    """Canonical names of the variants shipped in ``movegen/variants``."""
-    return sorted(p.stem for p in VARIANT_DIR.glob("*.toml"))
+    """Canonical names of every known variant (shipped and added), sorted."""
+    _ensure()
+    return sorted(_files)
 
 
-@lru_cache(maxsize=1)
-def _alias_map() -> dict[str, str]:
-    """Every name and alias of the shipped variants (read once: a UCI ``position`` command
-    builds a Position, and reading the files each time cost 2 ms of every bullet move)."""
-    out: dict[str, str] = {}
-    for name in variant_names():
-        out[name] = name
-        for alias in _read(VARIANT_DIR / f"{name}.toml").get("aliases", []):
-            out[str(alias).lower()] = name
-    return out
+def is_shipped(name: str) -> bool:
+    """Whether ``name`` (canonical) is one of the variants that come with jitfish."""
+    _ensure()
+    return name in _shipped
 
 
 def resolve_name(name: str) -> str:
     """Map a variant name or alias (``normal``) to its canonical name, or raise VariantError."""
-    amap = _alias_map()
+    _ensure()
     key = name.strip().lower()
-    if key not in amap:
-        raise VariantError(f"unknown variant {name!r}; known: {', '.join(sorted(amap))}")
-    return amap[key]
+    if key not in _names:
+        raise VariantError(f"unknown variant {name!r}; known: {', '.join(sorted(_names))}")
+    return _names[key]
+
+
+def variant_file(name: str) -> Path:
+    """The file that defines a variant (by name or alias)."""
+    return _files[resolve_name(name)]
 
 
 def _merged(path: Path, seen: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -181,14 +337,23 @@ def _merged(path: Path, seen: tuple[str, ...] = ()) -> dict[str, Any]:
         raise VariantError(f"{where}: inherits forms a cycle through {parent_name!r}")
     parent_path = path.parent / f"{parent_name}.toml"
     if not parent_path.exists():
-        parent_path = VARIANT_DIR / f"{resolve_name(parent_name)}.toml"
+        try:
+            parent_path = variant_file(parent_name)
+        except VariantError:
+            raise VariantError(f"{where}: inherits {parent_name!r}, which is neither a file beside it "
+                               f"nor a known variant") from None
     base = _merged(parent_path, seen + (parent_name,))
     out = {k: v for k, v in base.items() if k not in ("name", "aliases", "description", "inherits")}
     pieces = {k: dict(v) for k, v in base.get("pieces", {}).items()}
+    xboard = {k: v for k, v in base.get("xboard", {}).items() if k not in _XBOARD_OWN}
     for key, value in raw.items():
-        if key == "pieces":
+        if key in ("pieces", "xboard"):
             continue
         out[key] = value
+    if not isinstance(raw.get("xboard", {}), dict):
+        raise VariantError(f"{where}: xboard must be a table")
+    xboard.update(raw.get("xboard", {}))
+    out["xboard"] = xboard
     for letter, table in raw.get("pieces", {}).items():
         if not isinstance(table, dict):
             raise VariantError(f"{where}: pieces.{letter} must be a table")
@@ -216,6 +381,37 @@ def _typed(where: str, key: str, value: Any, typ: type) -> Any:
     return value
 
 
+def _choice(key: str, value: str, enum: type[StrEnum]) -> Any:
+    try:
+        return enum(value)
+    except ValueError:
+        names = ", ".join(e.value for e in enum)
+        raise VariantError(f"{key} must be one of {names}, not {value!r}") from None
+
+
+def _xboard(where: str, table: dict[str, Any], letters: set[str]) -> XBoardSpec:
+    xw = f"{where}: xboard"
+    vals: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in XBOARD_KEYS:
+            raise VariantError(f"{xw}: unknown key {key!r}")
+        vals[key] = _typed(xw, key, value, XBOARD_KEYS[key][0])
+    for key in ("slots", "promoted"):
+        pairs = []
+        for letter, value in vals.get(key, {}).items():
+            if letter not in letters:
+                raise VariantError(f"{xw}.{key}: {letter!r} is not a piece of this variant")
+            if key == "slots" and not (isinstance(value, (str, int)) and not isinstance(value, bool)):
+                raise VariantError(f"{xw}.slots.{letter}: a slot is a name (\"Alfil\") or a number, not {value!r}")
+            if key == "promoted" and (not isinstance(value, str) or value not in letters or value == letter):
+                raise VariantError(f"{xw}.promoted.{letter}: name the piece it is the promoted form of, not {value!r}")
+            pairs.append((letter, str(value)))
+        vals[key] = tuple(pairs)
+    if not vals.get("playable", True) and not vals.get("reason"):
+        raise VariantError(f"{xw}: playable = false needs a reason (shown to the user)")
+    return XBoardSpec(**vals)
+
+
 def _piece(where: str, letter: str, table: dict[str, Any], ranks: int) -> PieceSpec:
     pw = f"{where}: pieces.{letter}"
     if len(letter) != 1 or not letter.isalpha() or not letter.isupper():
@@ -238,8 +434,8 @@ def _piece(where: str, letter: str, table: dict[str, Any], ranks: int) -> PieceS
         for r in vals[key]:
             if not isinstance(r, int) or isinstance(r, bool) or not 1 <= r <= ranks:
                 raise VariantError(f"{pw}.{key}: rank {r!r} is not between 1 and {ranks}")
-    if vals["initial"] not in ("none", "rank", "tracked"):
-        raise VariantError(f"{pw}.initial must be none, rank or tracked, not {vals['initial']!r}")
+    vals["initial"] = _choice(f"{pw}.initial", vals["initial"], Initial)
+    vals["promotion"] = _choice(f"{pw}.promotion", vals["promotion"], Promotion)
     has_initial = any(c.initial for c in comps)
     if has_initial and vals["initial"] == "none":
         raise VariantError(f"{pw}: betza has initial (i) moves but initial = \"none\"")
@@ -252,8 +448,6 @@ def _piece(where: str, letter: str, table: dict[str, Any], ranks: int) -> PieceS
     for c in comps:
         if c.initial and c.capture:
             raise VariantError(f"{pw}.betza: initial (i) moves must be move-only (write im...)")
-    if vals["promotion"] not in ("mandatory", "optional"):
-        raise VariantError(f"{pw}.promotion must be mandatory or optional")
     if vals["promotes_to"] and not vals["promotion_ranks"]:
         raise VariantError(f"{pw}: promotes_to needs promotion_ranks")
     if vals["promotion_ranks"] and not vals["promotes_to"]:
@@ -282,7 +476,7 @@ def load_spec(name_or_path: str | Path) -> VariantSpec:
     if p.suffix == ".toml" or p.exists():
         path = p
     else:
-        path = VARIANT_DIR / f"{resolve_name(str(name_or_path))}.toml"
+        path = variant_file(str(name_or_path))
     data = _merged(path)
     where = path.name
     vals: dict[str, Any] = {}
@@ -293,6 +487,9 @@ def load_spec(name_or_path: str | Path) -> VariantSpec:
             raise VariantError(f"{where}: missing key {key!r}")
         else:
             vals[key] = default
+    vals["rights_field"] = _choice(f"{where}: rights_field", vals["rights_field"], RightsField)
+    vals["stalemate"] = _choice(f"{where}: stalemate", vals["stalemate"], Stalemate)
+    vals["bare_king"] = _choice(f"{where}: bare_king", vals["bare_king"], BareKing)
     files, ranks = vals["files"], vals["ranks"]
     if not (2 <= files <= 16 and 2 <= ranks <= 16 and files * ranks <= 128):
         raise VariantError(f"{where}: board {files}x{ranks} is not supported (at most 128 squares, 16 files)")
@@ -328,16 +525,10 @@ def load_spec(name_or_path: str | Path) -> VariantSpec:
             raise VariantError(f"{where}: castling needs rights_field = \"castling\"")
     elif vals["rights_field"] == "castling":
         raise VariantError(f"{where}: rights_field = \"castling\" needs castling = true")
-    if vals["rights_field"] not in ("none", "castling", "files"):
-        raise VariantError(f"{where}: rights_field must be none, castling or files")
     if vals["rights_field"] == "files" and not any(p.rights_ranks for p in pieces):
         raise VariantError(f"{where}: rights_field = \"files\" needs a piece with rights_ranks")
     if any(p.rights_ranks for p in pieces) and vals["rights_field"] != "files":
         raise VariantError(f"{where}: rights_ranks need rights_field = \"files\"")
-    if vals["stalemate"] not in ("draw", "loss"):
-        raise VariantError(f"{where}: stalemate must be draw or loss")
-    if vals["bare_king"] not in ("none", "loss"):
-        raise VariantError(f"{where}: bare_king must be none or loss")
     if vals["bare_king"] != "none" and not vals["royal"]:
         raise VariantError(f"{where}: bare_king needs a royal piece")
     if vals["check"] and vals["extinction"]:
@@ -358,5 +549,6 @@ def load_spec(name_or_path: str | Path) -> VariantSpec:
         castling_checks=vals["castling_checks"], rights_field=vals["rights_field"],
         stalemate=vals["stalemate"], bare_king=vals["bare_king"],
         fifty_move_plies=vals["fifty_move_plies"],
-        insufficient_material=vals["insufficient_material"], source=str(path),
+        insufficient_material=vals["insufficient_material"],
+        xboard=_xboard(where, vals["xboard"], letters), source=str(path.resolve()),
     )

@@ -43,73 +43,35 @@ Piece codes on the board: 0 empty, else ``1 + 2 * type + colour`` (colour 0 Whit
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
+from ._jit import array_tuple
 from .betza import lame_path
 from .spec import VariantError, VariantSpec
 
-__all__ = ["Tables", "TABLES_KINDS", "build_tables", "MAXSQ"]
-
 MAXSQ = 128
 
-# cfg indices (mirrored in kernels.py)
-CFG_FILES, CFG_RANKS, CFG_NSQ, CFG_NTYPES = 0, 1, 2, 3
-CFG_CHECK, CFG_ROYAL, CFG_CAPTURES, CFG_CONVERSION = 4, 5, 6, 7
-CFG_CASTLING, CFG_CASTLE_CHECKS, CFG_LAME_CAPTURE, CFG_EXT_MASK = 8, 9, 10, 11
-CFG_EP, CFG_CASTLE_ROOK, CFG_STALEMATE_LOSS, CFG_BARE_KING = 12, 13, 14, 15
-CFG_FIFTY = 16
-N_CFG = 20
+# cfg indices (the kernels import them from here)
+(CFG_FILES, CFG_RANKS, CFG_NSQ, CFG_NTYPES, CFG_CHECK, CFG_ROYAL, CFG_CAPTURES, CFG_CONVERSION,
+ CFG_CASTLING, CFG_CASTLE_CHECKS, CFG_LAME_CAPTURE, CFG_EXT_MASK, CFG_EP, CFG_CASTLE_ROOK,
+ CFG_STALEMATE_LOSS, CFG_BARE_KING, CFG_FIFTY, N_CFG) = range(18)
 
+__all__ = [
+    "Tables", "build_tables", "MAXSQ", "set_bit", "N_CFG", "CFG_FILES", "CFG_RANKS", "CFG_NSQ",
+    "CFG_NTYPES", "CFG_CHECK", "CFG_ROYAL", "CFG_CAPTURES", "CFG_CONVERSION", "CFG_CASTLING",
+    "CFG_CASTLE_CHECKS", "CFG_LAME_CAPTURE", "CFG_EXT_MASK", "CFG_EP", "CFG_CASTLE_ROOK",
+    "CFG_STALEMATE_LOSS", "CFG_BARE_KING", "CFG_FIFTY",
+]
 
-class Tables(NamedTuple):
-    cfg: np.ndarray
-    sqbit: np.ndarray
-    board_mask: np.ndarray
-    leap: np.ndarray
-    ray: np.ndarray
-    lray: np.ndarray
-    lray_vec: np.ndarray
-    lray_pos: np.ndarray
-    lame_to: np.ndarray
-    lame_path: np.ndarray
-    comp_kind: np.ndarray
-    comp_idx: np.ndarray
-    comp_mod: np.ndarray
-    comp_init: np.ndarray
-    comp_lo: np.ndarray
-    comp_hi: np.ndarray
-    rcomp_kind: np.ndarray
-    rcomp_idx: np.ndarray
-    rcomp_lo: np.ndarray
-    rcomp_hi: np.ndarray
-    reach_att: np.ndarray
-    reach_cap: np.ndarray
-    reach_prm: np.ndarray
-    between: np.ndarray
-    init_zone: np.ndarray
-    init_tracked: np.ndarray
-    promo_zone: np.ndarray
-    promo_types: np.ndarray
-    promo_n: np.ndarray
-    promo_optional: np.ndarray
-    promo_limit: np.ndarray
-    start_count: np.ndarray
-    pawnlike: np.ndarray
-    ep_piece: np.ndarray
-    castle: np.ndarray
-    castle_empty: np.ndarray
-    castle_path: np.ndarray
-    zob_piece: np.ndarray
-    zob_misc: np.ndarray
-    zob_ep: np.ndarray
-    zob_unmoved: np.ndarray
-
-
-# dtype letter and dimensions of each Tables array, field order (for the kernels' bundle)
-TABLES_KINDS = ("i1 u2 u1 u3 u3 u3 i1 i1 i2 u3 i1 i1 i1 i1 i2 i2 i1 i1 i2 i2 u4 u4 u4 u3 u3 i1 u3 i2 i1 i1 "
-                "i1 i2 i1 i1 i3 u3 u3 u2 u1 u1 u1")
+# every array of the table above, in field order, with its kind (see _jit.array_tuple)
+Tables = array_tuple("Tables", """
+    cfg:i1 sqbit:u2 board_mask:u1 leap:u3 ray:u3 lray:u3 lray_vec:i1 lray_pos:i1 lame_to:i2
+    lame_path:u3 comp_kind:i1 comp_idx:i1 comp_mod:i1 comp_init:i1 comp_lo:i2 comp_hi:i2
+    rcomp_kind:i1 rcomp_idx:i1 rcomp_lo:i2 rcomp_hi:i2 reach_att:u4 reach_cap:u4 reach_prm:u4
+    between:u3 init_zone:u3 init_tracked:i1 promo_zone:u3 promo_types:i2 promo_n:i1
+    promo_optional:i1 promo_limit:i1 start_count:i2 pawnlike:i1 ep_piece:i1 castle:i3
+    castle_empty:u3 castle_path:u3 zob_piece:u2 zob_misc:u1 zob_ep:u1 zob_unmoved:u1
+""")
 
 
 def set_bit(bb: np.ndarray, s: int) -> None:

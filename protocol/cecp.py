@@ -26,19 +26,24 @@ from __future__ import annotations
 import logging
 import math
 import re
-from typing import TYPE_CHECKING, Any
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
-from .xbvariant import XB_BUILTIN, read_xboard_fen, unshowable, xboard_names, xboard_pawn, xboard_variant
+from jitfish.engine import Limits, time_budget
+from jitfish.movegen import FenError, MoveError, Position, VariantError
+from jitfish.movegen.kernels import move_from
+
+from .session import Mode, Session
+from .xboard import variant_from_xboard, xboard_names, xboard_view
 
 if TYPE_CHECKING:
     from .loop import EngineLoop
 
-__all__ = ["CecpSession", "parse_level"]
+__all__ = ["CecpSession", "parse_level", "engine_version"]
 
 log = logging.getLogger("jitfish.protocol")
 
-_MOVE = re.compile(r"^[a-p]\d{1,2}[a-p]\d{1,2}[a-z]?$")
-_SIZE_PREFIX = re.compile(r"^\d+x\d+(\+\d+)?_")
+_MOVE = re.compile(r"^[a-p]\d{1,2}[a-p]\d{1,2}[a-z+]?$")
 MATE_SCORE = 100000  # XBoard's convention: 100000 + N is mate in N moves
 
 
@@ -72,21 +77,27 @@ def parse_level(args: list[str]) -> tuple[int, float, float]:
     return mps, base, _seconds(args[2])
 
 
-class CecpSession:
-    """One XBoard/CECP conversation."""
+def engine_version() -> str:
+    """jitfish's version, as installed."""
+    try:
+        return version("jitfish")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "dev"
+
+
+class CecpSession(Session):
+    """One XBoard/CECP conversation (see the module doc)."""
 
     # commands answered without waiting for the kernels
-    _EARLY = {"xboard", "protover", "accepted", "rejected", "post", "nopost", "hard", "easy",
-              "random", "computer", "name", "rating", "ics", "level", "st", "sd", "nps", "time",
-              "otim", "quit", "?", ".", "draw", "bk", "hint", "cores", "white", "black"}
+    EARLY = frozenset({
+        "xboard", "protover", "accepted", "rejected", "post", "nopost", "hard", "easy", "random",
+        "computer", "name", "rating", "ics", "level", "st", "sd", "nps", "time", "otim", "quit", "?",
+        ".", "draw", "bk", "hint", "cores", "white", "black",
+    })
 
     def __init__(self, loop: "EngineLoop"):
-        self.loop = loop
-        self.host = loop.host
-        self.write = loop.out
+        super().__init__(loop)
         self.protover = 1
-        self.variant = "chess"
-        self.pos: Any = None  # jitfish.movegen.Position, made once the kernels are ready
         self.force = False
         self.engine_side: int | None = 1
         self.game_over = False
@@ -98,18 +109,17 @@ class CecpSession:
         self.st: float | None = None
         self.sd: int | None = None
         self.nps: int | None = None
-        self.move_overhead = 0.05
         self.xboard_safe = False  # play only moves XBoard 4.9.1 can show (option)
         # output and search modes
         self.post = False
         self.ponder = False
         self.analyzing = False
-        self.mode = "idle"  # idle | think | ponder | analyze | perft
-        self.job = None
         self.ponder_move: str | None = None
         self.pending_pongs: list[str] = []
         self.last_info = None
         self.last_score: int | None = None
+        self.view = xboard_view(self.variant)
+        self.xb_half = [0]
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -119,74 +129,53 @@ class CecpSession:
     def illegal(self, reason: str, move: str) -> None:
         self.write((f"Illegal move ({reason}): {move}" if reason else f"Illegal move: {move}").rstrip())
 
+    def report(self, text: str) -> None:
+        self.write(f"# {text}")
+
     def internal_error(self, exc: BaseException, line: str) -> None:
         self.error(f"internal error: {type(exc).__name__}", line.strip())
 
-    def close(self) -> None:
-        self._abort()
-
-    def _ready(self) -> bool:
-        """Wait for the kernels; False if ``quit`` came first."""
-        if not self.host.wait_ready(self.loop.quit):
-            return False
-        if self.pos is None:
-            self._set_variant(self.variant)
-        return True
-
-    def _position(self, canonical: str, fen: str | None = None):
-        from jitfish.movegen import Position
-
+    def new_position(self, canonical: str, fen: str | None = None) -> Position:
+        view = xboard_view(canonical)
         if fen is None:
-            return Position(canonical, xboard_variant(canonical).start_fen)
-        return read_xboard_fen(canonical, fen)
+            return Position(canonical, view.start_fen)
+        return view.read_fen(fen)
 
-    def _set_variant(self, canonical: str) -> None:
-        self.variant = canonical
-        self._set_pos(self._position(canonical))
+    def set_variant(self, canonical: str) -> None:
+        self.view = xboard_view(canonical)
+        super().set_variant(canonical)
 
-    def _set_pos(self, pos) -> None:
+    def set_position(self, pos: Position) -> None:
         self.pos = pos
         self.game_over = False
         self.ponder_move = None
-        self.xb_pawn = xboard_pawn(pos.spec.name)
         self.xb_half = [int(pos.fen().split()[4])]
 
     def _push(self, move) -> None:
         """Play a move, keeping XBoard's own 50-move count (it resets on its pawn slot only)."""
         pos = self.pos
-        from jitfish.movegen import kernels as K
-
         m = pos.parse_move(move) if isinstance(move, str) else move
-        code = int(pos.pos.board[K.move_from(m)])
-        pawn = pos.spec.pieces[(code - 1) >> 1].letter == self.xb_pawn
-        before = int(pos.pos.cnt.sum())
+        pawn = pos.piece_at(move_from(m)).upper() == self.view.pawn
+        before = pos.piece_count()
         pos.push(m)
-        capture = int(pos.pos.cnt.sum()) < before
+        capture = pos.piece_count() < before
         self.xb_half.append(0 if pawn or capture else self.xb_half[-1] + 1)
 
     def _pop(self) -> None:
         self.pos.pop()
         self.xb_half.pop()
 
-    # -- dispatch --------------------------------------------------------------------------
-
-    def handle(self, line: str) -> bool:
-        """Handle one command line; False when the session ends (``quit``)."""
+    def dispatch(self, line: str) -> bool:
         cmd, _, rest = line.partition(" ")
         rest = rest.strip()
-        if cmd == "quit":
-            self._abort()
-            return False
-        if cmd not in self._EARLY and not self._ready():
-            return False
-        fn = getattr(self, "cmd_" + cmd.replace("?", "qm").replace(".", "dot"), None)
-        if fn is None or cmd in ("qm", "dot"):
+        fn = self.COMMANDS.get(cmd)
+        if fn is None:
             if _MOVE.match(cmd) and not rest:
                 self.cmd_usermove(cmd)
             else:
                 self.error("unknown command", line)
             return True
-        fn(rest)
+        fn(self, rest)
         return True
 
     # -- start-up and features -------------------------------------------------------------
@@ -205,22 +194,24 @@ class CecpSession:
         self.write("feature done=0")
         if not self.host.wait_ready(self.loop.quit):
             return
-        from jitfish import __version__
-
-        variants = ",".join(xboard_names())
         feats = [
             "ping=1", "setboard=1", "usermove=1", "time=1", "draw=1", "sigint=0", "sigterm=0",
             "reuse=1", "analyze=1", "colors=0", "playother=1", "nps=1", "memory=1", "smp=1",
             "debug=1", "exclude=0", "pause=0", "san=0",
-            f'myname="jitfish {__version__}"', f'variants="{variants}"',
+            f'myname="jitfish {engine_version()}"', self._variants_feature(),
         ]
         self.write("feature " + " ".join(feats))
         self.write('feature option="Move Overhead -spin 50 0 5000"')
         self.write('feature option="Clear Hash -button"')
         self.write('feature option="XBoard Safe Moves -check 0"')
+        self.write('feature option="VariantPath -file "')
         if self.host.error:
-            self.write(f"# jitfish: search unavailable ({self.host.error}); see the log")
+            self.report(f"jitfish: search unavailable ({self.host.error}); see the log")
         self.write("feature done=1")
+
+    @staticmethod
+    def _variants_feature() -> str:
+        return f'variants="{",".join(xboard_names())}"'
 
     def cmd_accepted(self, rest: str) -> None:
         pass
@@ -230,8 +221,6 @@ class CecpSession:
 
     def _ignore(self, rest: str) -> None:
         pass
-
-    cmd_random = cmd_computer = cmd_name = cmd_rating = cmd_ics = cmd_bk = cmd_hint = _ignore
 
     def cmd_cores(self, rest: str) -> None:
         try:
@@ -270,15 +259,31 @@ class CecpSession:
         elif name == "Clear Hash":
             self._abort_unless_analyzing()
             self.host.new_game()
+        elif name == "VariantPath" and eq:
+            if not value.strip():
+                return  # XBoard sends the empty default
+            try:
+                names = self._add_variants(value)
+            except VariantError as exc:
+                self.error(f"bad variant file: {exc}", f"option {rest}")
+                return
+            self.write("feature " + self._variants_feature())
+            self.report(f"variants added: {', '.join(names)}")
         else:
             self.error("unknown option", f"option {rest}")
+
+    def _add_variants(self, path: str) -> list[str]:
+        names = self.add_variants(path)
+        for name in names:
+            xboard_view(name)  # what XBoard will be told must be derivable (VariantError names the key)
+        return names
 
     # -- game set-up -----------------------------------------------------------------------
 
     def cmd_new(self, rest: str) -> None:
-        self._abort()
+        self.abort()
         self.analyzing = False
-        self._set_variant("chess")
+        self.set_variant("chess")
         self.force = False
         self.engine_side = 1
         self.sd = None
@@ -286,100 +291,91 @@ class CecpSession:
         self.host.new_game()
 
     def cmd_variant(self, rest: str) -> None:
-        from jitfish.movegen import VariantError
-        from jitfish.movegen.spec import resolve_name
-
-        name = _SIZE_PREFIX.sub("", rest.strip())
         try:
-            canonical = XB_BUILTIN.get(name) or resolve_name(name)
+            canonical = variant_from_xboard(rest)
         except VariantError:
             self.error("unknown variant", f"variant {rest}")
             return
-        self._abort()
-        self._set_variant(canonical)
-        xbv = xboard_variant(canonical)
-        for line in xbv.setup_lines:
+        self.abort()
+        self.set_variant(canonical)
+        for line in self.view.setup_lines:
             self.write(line)
         if canonical == "cleopatra":
-            self.write("# cleopatra: XBoard 4.9.1 cannot show conversions; play it with `jitfish match`")
+            self.report("cleopatra: XBoard 4.9.1 cannot show conversions; play it with `jitfish match`")
         self._restart_analysis()
 
     def cmd_setboard(self, rest: str) -> None:
-        from jitfish.movegen import FenError
-
         try:
             if not rest.strip():
                 raise FenError("empty FEN")
-            pos = self._position(self.variant, rest)
+            pos = self.new_position(self.variant, rest)
         except FenError as exc:
             self.error(f"bad FEN: {exc}", f"setboard {rest}")
             return
         self._abort_unless_analyzing()
-        self._set_pos(pos)
+        self.set_position(pos)
         self._restart_analysis()
 
     def cmd_force(self, rest: str) -> None:
-        if self.mode in ("think", "ponder"):
-            self._abort()
+        if self.mode in (Mode.THINK, Mode.PONDER):
+            self.abort()
         self.force = True
         self.engine_side = None
 
     def cmd_go(self, rest: str) -> None:
-        if self.mode in ("think", "perft"):
+        if self.mode in (Mode.THINK, Mode.PERFT):
             self.error("command not legal now: already thinking", "go")
             return
         self.analyzing = False  # `go` ends an analysis
-        self._abort()
+        self.abort()
         self.force = False
         self.engine_side = self.pos.turn
         self._think()
 
     def cmd_playother(self, rest: str) -> None:
-        if self.mode in ("think", "perft"):
+        if self.mode in (Mode.THINK, Mode.PERFT):
             self.error("command not legal now: already thinking", "playother")
             return
         self.analyzing = False
-        self._abort()
+        self.abort()
         self.force = False
         self.engine_side = 1 - self.pos.turn
 
     def cmd_white(self, rest: str) -> None:  # protocol 1; XBoard does not send it with colors=0
-        self._abort()
+        self.abort()
         self.engine_side = 1
 
     def cmd_black(self, rest: str) -> None:
-        self._abort()
+        self.abort()
         self.engine_side = 0
 
     def cmd_result(self, rest: str) -> None:
-        self._abort()
+        self.abort()
         self.game_over = True
         self.ponder_move = None
 
     # -- moves -----------------------------------------------------------------------------
 
     def cmd_usermove(self, rest: str) -> None:
-        from jitfish.movegen import MoveError
-
         text = rest.strip()
-        if self.mode == "think":
+        if self.mode == Mode.THINK:
             self.illegal("not your move: the engine is thinking", text)
             return
-        if self.mode == "perft":
-            self._abort()
+        if self.mode == Mode.PERFT:
+            self.abort()
         if not self.force and self.engine_side is not None and self.pos.turn == self.engine_side:
             self.illegal("not your move", text)
             return
         try:
-            move = self.pos.parse_move(text)
+            move = self.pos.parse_move(self.view.read_move(self.pos, text))
         except MoveError as exc:
             self.illegal(_reason(exc), text)
             return
         name = self.pos.move_name(move)
         expected = self.ponder_move
         self.ponder_move = None
-        if self.mode == "ponder":
-            self._abort()  # a ponder hit or miss: the search restarts with real limits
+        if self.mode == Mode.PONDER:
+            self.abort()  # a ponder hit or miss: the search restarts with real limits
             log.info("ponder %s: %s", "hit" if name == expected else "miss", name)
         self._push(move)
         if self.analyzing:
@@ -463,9 +459,7 @@ class CecpSession:
         if t is not None:
             self.opp_time = t
 
-    def _limits(self):
-        from jitfish.engine.search import Limits, time_budget
-
+    def _limits(self) -> Limits:
         lim = Limits(move_overhead=self.move_overhead)
         side = self.pos.turn
         budget = None
@@ -491,7 +485,7 @@ class CecpSession:
             lim.depth = self.sd
         if self.xboard_safe:
             moves = self.pos.legal_moves()
-            safe = [self.pos.move_name(m) for m in moves if not unshowable(self.pos, m)]
+            safe = [self.pos.move_name(m) for m in moves if self.view.showable(self.pos, m)]
             if 0 < len(safe) < len(moves):
                 lim.searchmoves = safe
         if self.nps and budget is not None:
@@ -543,14 +537,7 @@ class CecpSession:
         if self.game_over or self._claim():
             return
         limits = self._limits()
-        pos = self.pos.copy()
-        engine = self.host.engine
-
-        def fn(job):
-            return engine.search(pos, limits, self._info_printer(job))
-
-        self.mode = "think"
-        self.job = self.host.run("think", fn, self._done_cb())
+        self.search(Mode.THINK, self.pos.copy(), limits, self._thinking_output)
         log.info("think %s %s", self.pos.fen(), limits)
 
     def _ponder(self) -> None:
@@ -558,9 +545,6 @@ class CecpSession:
             return
         if self.host.engine is None:
             return
-        from jitfish.engine.search import Limits
-        from jitfish.movegen import MoveError
-
         pos = self.pos.copy()
         try:
             pos.push(self.ponder_move)
@@ -570,66 +554,36 @@ class CecpSession:
         if pos.outcome() is not None:
             self.ponder_move = None
             return
-        engine = self.host.engine
-
-        def fn(job):
-            return engine.search(pos, Limits(infinite=True), self._info_printer(job))
-
-        self.mode = "ponder"
-        self.job = self.host.run("ponder", fn, self._done_cb())
+        self.search(Mode.PONDER, pos, Limits(infinite=True), self._thinking_output)
 
     def _analyze(self) -> None:
         if self.host.engine is None:
             self.error(f"search unavailable: {self.host.error}", "analyze")
             return
         if self.pos.outcome() is not None:
-            self.mode = "idle"
+            self.mode = Mode.IDLE
             return
-        from jitfish.engine.search import Limits
+        self.search(Mode.ANALYZE, self.pos.copy(), Limits(infinite=True), self._analysis_output)
 
-        pos = self.pos.copy()
-        engine = self.host.engine
+    def _analysis_output(self, info) -> None:
+        self._thinking_output(info, always=True)
 
-        def fn(job):
-            return engine.search(pos, Limits(infinite=True), self._info_printer(job, always=True))
-
-        self.mode = "analyze"
-        self.job = self.host.run("analyze", fn, self._done_cb())
-
-    def _info_printer(self, job, always: bool = False):
+    def _thinking_output(self, info, always: bool = False) -> None:
         """The search's ``on_info``: thinking output while ``post`` is on (always in analysis)."""
+        self.last_info = info
+        if info.mate is not None:
+            score = MATE_SCORE + info.mate if info.mate > 0 else -MATE_SCORE + info.mate
+        else:
+            score = info.score_cp or 0
+        if self.mode == Mode.THINK:
+            self.last_score = score
+        if self.post or always:
+            self.write(f"{info.depth} {score} {int(info.time * 100)} {info.nodes} "
+                       f"{info.seldepth} {info.nps}\t{' '.join(info.pv)}")
 
-        def on_info(info) -> None:
-            if job.aborted:
-                return  # its result will be dropped: stay quiet
-            self.last_info = info
-            if info.mate is not None:
-                score = MATE_SCORE + info.mate if info.mate > 0 else -MATE_SCORE + info.mate
-            else:
-                score = info.score_cp or 0
-            if job.kind == "think":
-                self.last_score = score
-            if self.post or always:
-                self.write(f"{info.depth} {score} {int(info.time * 100)} {info.nodes} "
-                           f"{info.seldepth} {info.nps}\t{' '.join(info.pv)}")
-
-        return on_info
-
-    def _done_cb(self):
-        def done(job) -> None:
-            self.loop.post(lambda: self._job_done(job))
-
-        return done
-
-    def _job_done(self, job) -> None:
-        if job is not self.job:
-            return  # an aborted search: its result is stale
-        self.job = None
-        mode, self.mode = self.mode, "idle"
-        if mode == "think":
+    def on_job_done(self, mode: Mode, job) -> None:
+        if mode == Mode.THINK:
             self._move(job)
-        elif mode == "analyze" and self.analyzing:
-            pass  # an analysis only ends when stopped
         self._flush_pongs()
 
     def _move(self, job) -> None:
@@ -644,8 +598,10 @@ class CecpSession:
             best = self.pos.move_name(moves[0])  # search failed: a legal move beats a lost game
             log.error("search failed (%s); playing %s", job.error, best)
             res = None
-        self._push(best)
-        self.write(f"move {best}")
+        move = self.pos.parse_move(best)
+        text = self.view.move_text(self.pos, move)
+        self._push(move)
+        self.write(f"move {text}")
         self._flush_pongs()
         if self._claim():
             return
@@ -656,18 +612,14 @@ class CecpSession:
         while self.pending_pongs:
             self.write(f"pong {self.pending_pongs.pop(0)}")
 
-    def _abort(self) -> None:
+    def abort(self) -> None:
         """Stop any search without moving; its result is dropped."""
-        if self.job is not None:
-            self.job.aborted = True
-            self.job = None
-            self.host.abort()
-        self.mode = "idle"
+        super().abort()
         self._flush_pongs()
 
     def _abort_unless_analyzing(self) -> None:
-        if self.mode != "analyze":
-            self._abort()
+        if self.mode != Mode.ANALYZE:
+            self.abort()
 
     def _restart_analysis(self) -> None:
         if self.analyzing:
@@ -680,11 +632,11 @@ class CecpSession:
     # -- commands during a search ----------------------------------------------------------
 
     def cmd_qm(self, rest: str) -> None:  # `?`: move now
-        if self.mode == "think":
+        if self.mode == Mode.THINK:
             self.host.stop()
 
     def cmd_ping(self, rest: str) -> None:
-        if self.mode == "think":
+        if self.mode == Mode.THINK:
             self.pending_pongs.append(rest)
         else:
             self.write(f"pong {rest}")
@@ -699,8 +651,8 @@ class CecpSession:
 
     def cmd_easy(self, rest: str) -> None:
         self.ponder = False
-        if self.mode == "ponder":
-            self._abort()
+        if self.mode == Mode.PONDER:
+            self.abort()
 
     def cmd_post(self, rest: str) -> None:
         self.post = True
@@ -709,7 +661,7 @@ class CecpSession:
         self.post = False
 
     def cmd_analyze(self, rest: str) -> None:
-        self._abort()
+        self.abort()
         self.analyzing = True
         self.force = True
         self.engine_side = None
@@ -720,10 +672,10 @@ class CecpSession:
             self.error("command not legal now: not analysing", "exit")
             return
         self.analyzing = False
-        self._abort()
+        self.abort()
 
     def cmd_dot(self, rest: str) -> None:  # `.`: analysis status
-        if self.mode != "analyze":
+        if self.mode != Mode.ANALYZE:
             return
         info = self.last_info
         if info is None:
@@ -734,9 +686,7 @@ class CecpSession:
         self.write(f"stat01: {int(info.time * 100)} {info.nodes} {info.depth} 0 {n} {move}")
 
     def cmd_fen(self, rest: str) -> None:  # not CECP: the current position, as a comment line
-        self.write(f"# fen {self.pos.fen()}")
-
-    # -- perft -----------------------------------------------------------------------------
+        self.report(f"fen {self.fen_text()}")
 
     def cmd_perft(self, rest: str) -> None:
         try:
@@ -746,37 +696,28 @@ class CecpSession:
         except ValueError:
             self.error("bad depth (1..12)", f"perft {rest}")
             return
-        if self.mode in ("think", "perft"):
+        if self.mode in (Mode.THINK, Mode.PERFT):
             self.error("command not legal now: searching", f"perft {rest}")
             return
         self._abort_unless_analyzing()
-        if self.mode == "analyze":
+        if self.mode == Mode.ANALYZE:
             self.error("command not legal now: analysing", f"perft {rest}")
             return
-        pos = self.pos.copy()
-        write = self.write
+        self.start_perft(depth)
 
-        def fn(job):
-            return run_perft(pos, depth, write, job.stop_requested)
-
-        self.mode = "perft"
-        self.job = self.host.run("perft", fn, self._done_cb())
-
-
-def run_perft(pos: Any, depth: int, write, stop) -> int | None:
-    """Divide lines ``MOVE: COUNT`` then ``Nodes searched: N``; None if stopped."""
-    total = 0
-    for m in pos.legal_moves():
-        if stop.is_set():
-            write("perft stopped")
-            return None
-        pos.push(m)
-        n = pos.perft(depth - 1)
-        pos.pop()
-        write(f"{pos.move_name(m)}: {n}")
-        total += n
-    write(f"Nodes searched: {total}")
-    return total
+    COMMANDS = {
+        "xboard": cmd_xboard, "protover": cmd_protover, "accepted": cmd_accepted,
+        "rejected": cmd_rejected, "random": _ignore, "computer": _ignore, "name": _ignore,
+        "rating": _ignore, "ics": _ignore, "bk": _ignore, "hint": _ignore, "cores": cmd_cores,
+        "memory": cmd_memory, "option": cmd_option, "new": cmd_new, "variant": cmd_variant,
+        "setboard": cmd_setboard, "force": cmd_force, "go": cmd_go, "playother": cmd_playother,
+        "white": cmd_white, "black": cmd_black, "result": cmd_result, "usermove": cmd_usermove,
+        "undo": cmd_undo, "remove": cmd_remove, "level": cmd_level, "st": cmd_st, "sd": cmd_sd,
+        "nps": cmd_nps, "time": cmd_time, "otim": cmd_otim, "?": cmd_qm, "ping": cmd_ping,
+        "draw": cmd_draw, "hard": cmd_hard, "easy": cmd_easy, "post": cmd_post,
+        "nopost": cmd_nopost, "analyze": cmd_analyze, "exit": cmd_exit, ".": cmd_dot,
+        "fen": cmd_fen, "perft": cmd_perft,
+    }
 
 
 def _reason(exc: Exception) -> str:

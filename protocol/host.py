@@ -23,6 +23,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+import numba
+
+from jitfish.engine import Engine
+from jitfish.movegen import Position
+
 __all__ = ["EngineHost", "Job", "EngineFactory"]
 
 log = logging.getLogger("jitfish.protocol")
@@ -31,23 +36,17 @@ EngineFactory = Callable[[int], Any]
 
 
 def _default_factory(hash_mb: int) -> Any:
-    from jitfish.engine.search import Engine
-
     return Engine(hash_mb=hash_mb)
 
 
 # A cold start compiles the search in a second process while this one compiles the move
 # generator the protocols use; the search kernels then load from the numba cache the child
 # wrote. On this 2-core machine that took the cold start from ~30 s to ~24 s.
-_CHILD_CODE = ("import sys; from jitfish.engine.search import Engine; "
+_CHILD_CODE = ("import sys; from jitfish.engine import Engine; "
                "Engine(hash_mb=1).warmup(sys.argv[1])")
 
 
 def _search_cache_is_cold() -> bool:
-    import numba
-
-    from jitfish.movegen import _jit  # noqa: F401  (sets numba's cache folder)
-
     folder = Path(numba.config.CACHE_DIR)
     return not any(folder.rglob("search.negamax-*.nbi"))
 
@@ -116,8 +115,6 @@ class EngineHost:
         t0 = time.perf_counter()
         child = _start_search_compiler(variant) if self._factory is _default_factory else None
         try:
-            from jitfish.movegen import Position
-
             # the movegen calls the protocols make (parse, push, FEN, verdict)
             pos = Position(variant)
             moves = pos.legal_moves()

@@ -30,7 +30,9 @@ import time
 from pathlib import Path
 from typing import Callable, TextIO
 
+from .cecp import CecpSession
 from .host import EngineHost
+from .uci import UciSession
 
 __all__ = ["Output", "EngineLoop", "main", "log_path"]
 
@@ -130,13 +132,9 @@ class EngineLoop:
         if self.session is None:
             word = line.split()[0]
             if word == "uci":
-                from .uci import UciSession
-
                 self.protocol = "uci"
                 self.session = UciSession(self)
             else:  # `xboard`, or a human typing CECP commands
-                from .cecp import CecpSession
-
                 self.protocol = "xboard"
                 if self.on_xboard:
                     self.on_xboard()

@@ -15,11 +15,13 @@ reported and skipped (the GUI still gets its ``bestmove``).
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from typing import TYPE_CHECKING, Any
 
-from .cecp import run_perft
+from jitfish.engine import Limits
+from jitfish.movegen import FenError, MoveError, Position, VariantError, variant_names
+
+from .cecp import engine_version
+from .session import Mode, Session
 
 if TYPE_CHECKING:
     from .loop import EngineLoop
@@ -77,66 +79,39 @@ def parse_go(tokens: list[str]) -> tuple[dict[str, Any], list[str]]:
     return out, problems
 
 
-class UciSession:
+class UciSession(Session):
     """One UCI conversation."""
 
+    EARLY = frozenset({"uci", "debug", "register", "stop"})
+
     def __init__(self, loop: "EngineLoop"):
-        self.loop = loop
-        self.host = loop.host
-        self.write = loop.out
-        self.variant = "chess"
-        self.pos: Any = None
+        super().__init__(loop)
         self._last_position: tuple[Any, list[str], Any] | None = None  # (start, moves, position)
         self.ponder_option = False
         self.multipv = 1
-        self.move_overhead = 0.05
         self.debug = False
-        self.mode = "idle"  # idle | search | ponder | perft
-        self.job = None
-        self.ponder_limits = None  # the real limits of a `go ponder`, used on ponderhit
+        self.ponder_limits: Limits | None = None  # the real limits of a `go ponder`, used on ponderhit
 
     # -- plumbing --------------------------------------------------------------------------
 
     def say(self, text: str) -> None:
         self.write(f"info string {text}")
 
-    def internal_error(self, exc: BaseException, line: str) -> None:
-        self.say(f"internal error ({type(exc).__name__}: {exc}) on: {line.strip()}")
+    report = say
 
-    def close(self) -> None:
-        self._abort()
-
-    def _ready(self) -> bool:
-        if not self.host.wait_ready(self.loop.quit):
-            return False
-        if self.pos is None:
-            from jitfish.movegen import Position
-
-            self.pos = Position(self.variant)
-        return True
-
-    def handle(self, line: str) -> bool:
+    def dispatch(self, line: str) -> bool:
         tokens = line.split()
-        cmd, args = tokens[0], tokens[1:]
-        if cmd == "quit":
-            self._abort()
-            return False
-        if cmd not in ("uci", "debug", "register", "stop") and not self._ready():
-            return False
-        fn = getattr(self, "cmd_" + cmd, None)
+        fn = self.COMMANDS.get(tokens[0])
         if fn is None:
             self.say(f"unknown command: {line}")
             return True
-        fn(args, line)
+        fn(self, tokens[1:], line)
         return True
 
     # -- start-up, options -----------------------------------------------------------------
 
     def cmd_uci(self, args: list[str], line: str) -> None:
-        from jitfish import __version__
-        from jitfish.movegen import variant_names
-
-        self.write(f"id name jitfish {__version__}")
+        self.write(f"id name jitfish {engine_version()}")
         self.write("id author the jitfish authors")
         self.write("option name Hash type spin default 16 min 1 max 4096")
         self.write("option name Clear Hash type button")
@@ -144,9 +119,13 @@ class UciSession:
         self.write("option name Ponder type check default false")
         self.write("option name MultiPV type spin default 1 min 1 max 32")
         self.write("option name Move Overhead type spin default 50 min 0 max 5000")
-        self.write("option name UCI_Variant type combo default chess "
-                   + " ".join(f"var {v}" for v in variant_names()))
+        self.write("option name VariantPath type string default <empty>")
+        self.write(self._variant_option())
         self.write("uciok")
+
+    @staticmethod
+    def _variant_option() -> str:
+        return "option name UCI_Variant type combo default chess " + " ".join(f"var {v}" for v in variant_names())
 
     def cmd_debug(self, args: list[str], line: str) -> None:
         if args not in (["on"], ["off"]):
@@ -173,7 +152,7 @@ class UciSession:
         else:
             name, value = " ".join(rest), None
         key = name.lower()
-        busy = self.mode != "idle"
+        busy = self.mode != Mode.IDLE
 
         def number(lo: int, hi: int) -> int | None:
             try:
@@ -206,37 +185,39 @@ class UciSession:
             n = number(0, 5000)
             if n is not None:
                 self.move_overhead = n / 1000
+        elif key == "variantpath":
+            if not value or value == "<empty>":
+                return
+            try:
+                names = self.add_variants(value)
+            except VariantError as exc:
+                self.say(f"VariantPath: {exc}")
+                return
+            self.say(f"variants added: {', '.join(names)}")
+            self.write(self._variant_option())
         elif key == "uci_variant":
-            from jitfish.movegen import Position, VariantError
-            from jitfish.movegen.spec import resolve_name
-
             if busy:
                 self.say("UCI_Variant cannot change during a search; send stop first")
                 return
             try:
-                canonical = resolve_name(value or "")
+                canonical = self.canonical(value or "")
             except VariantError as exc:
                 self.say(str(exc))
                 return
-            self.variant = canonical
-            self.pos = Position(canonical)
+            self.set_variant(canonical)
         else:
             self.say(f"unknown option: {name}")
 
     def cmd_ucinewgame(self, args: list[str], line: str) -> None:
-        if self.mode != "idle":
+        if self.mode != Mode.IDLE:
             self.say("ucinewgame during a search: ignored (send stop first)")
             return
-        from jitfish.movegen import Position
-
         self.host.new_game()
-        self.pos = Position(self.variant)
+        self.set_variant(self.variant)
 
     # -- position --------------------------------------------------------------------------
 
     def cmd_position(self, args: list[str], line: str) -> None:
-        from jitfish.movegen import FenError, MoveError, Position
-
         if not args or args[0] not in ("startpos", "fen"):
             self.say(f"position needs startpos or fen: {line}")
             return
@@ -273,14 +254,15 @@ class UciSession:
     # -- go, stop, ponderhit ---------------------------------------------------------------
 
     def cmd_go(self, args: list[str], line: str) -> None:
-        if self.mode != "idle":
+        if self.mode != Mode.IDLE:
             self.say("go during a search: ignored (send stop first)")
             return
         opts, problems = parse_go(args)
         for p in problems:
             self.say(f"go: {p}")
         if "perft" in opts:
-            self._perft(opts["perft"])
+            if not self.start_perft(opts["perft"]):
+                self.say("perft depth is 1..12")
             return
         if self.host.engine is None:
             self.say(f"search unavailable: {self.host.error}")
@@ -288,17 +270,13 @@ class UciSession:
             return
         limits = self._limits(opts)
         if opts.get("ponder"):
-            from jitfish.engine.search import Limits
-
             self.ponder_limits = limits
-            self._start("ponder", Limits(infinite=True, move_overhead=self.move_overhead,
-                                         searchmoves=limits.searchmoves))
+            self._start(Mode.PONDER, Limits(infinite=True, move_overhead=self.move_overhead,
+                                            searchmoves=limits.searchmoves))
         else:
-            self._start("search", limits)
+            self._start(Mode.THINK, limits)
 
-    def _limits(self, opts: dict[str, Any]):
-        from jitfish.engine.search import Limits
-
+    def _limits(self, opts: dict[str, Any]) -> Limits:
         sec = lambda k: opts[k] / 1000 if k in opts else None  # noqa: E731
         lim = Limits(wtime=sec("wtime"), btime=sec("btime"), winc=sec("winc"), binc=sec("binc"),
                      movetime=sec("movetime"), movestogo=opts.get("movestogo") or None,
@@ -320,99 +298,18 @@ class UciSession:
             lim.searchmoves = chosen or None
         return lim
 
-    def _start(self, mode: str, limits) -> None:
-        pos = self.pos.copy()
-        engine = self.host.engine
-        n_pv = self.multipv
+    def _start(self, mode: Mode, limits: Limits) -> None:
+        self.search(mode, self.pos.copy(), limits, self._info, self.multipv)
 
-        def fn(job):
-            if n_pv > 1:
-                return self._multipv(job, engine, pos, limits, n_pv)
-            return engine.search(pos, limits, self._info_printer(job))
-
-        self.mode = mode
-        self.job = self.host.run(mode, fn, self._done_cb())
-
-    def _info_printer(self, job, multipv: int | None = None):
-        def on_info(info) -> None:
-            if job.aborted:
-                return
-            self.write(self._info_line(info, multipv))
-
-        return on_info
-
-    @staticmethod
-    def _info_line(info, multipv: int | None = None) -> str:
+    def _info(self, info) -> None:
         score = f"mate {info.mate}" if info.mate is not None else f"cp {info.score_cp or 0}"
-        mpv = f" multipv {multipv}" if multipv else ""
-        return (f"info depth {info.depth} seldepth {info.seldepth}{mpv} score {score} "
-                f"nodes {info.nodes} nps {info.nps} hashfull {info.hashfull} "
-                f"time {int(info.time * 1000)} pv {' '.join(info.pv)}")
+        mpv = f" multipv {info.multipv}" if self.multipv > 1 else ""
+        self.write(f"info depth {info.depth} seldepth {info.seldepth}{mpv} score {score} "
+                   f"nodes {info.nodes} nps {info.nps} hashfull {info.hashfull} "
+                   f"time {int(info.time * 1000)} pv {' '.join(info.pv)}")
 
-    def _multipv(self, job, engine, pos, limits, n_pv: int):
-        """MultiPV by repeated searches: each depth once per line, earlier lines' moves excluded."""
-        from dataclasses import replace
-
-        from jitfish.engine.search import SearchInfo, time_budget
-
-        t0 = time.perf_counter()
-        legal = [pos.move_name(m) for m in pos.legal_moves()]
-        pool = list(limits.searchmoves or legal)
-        n_pv = min(n_pv, len(pool))
-        deadline, hard = time_budget(pos.turn, limits)
-        timer = None
-        if hard is not None:
-            def hard_stop() -> None:
-                job.stop_requested.set()
-                engine.stop()
-
-            timer = threading.Timer(hard, hard_stop)
-            timer.daemon = True
-            timer.start()
-        max_depth = limits.depth or (64 if (limits.infinite or deadline or limits.nodes) else 8)
-        best = None
-        for depth in range(1, max_depth + 1):
-            found = []
-            for k in range(n_pv):
-                rest = [m for m in pool if m not in {r.best for r in found}]
-                if not rest or job.stop_requested.is_set():
-                    break
-                r = engine.search(pos, replace(limits, depth=depth, searchmoves=rest, infinite=False,
-                                               movetime=None, wtime=None, btime=None), None)
-                if job.stop_requested.is_set() and depth > 1:
-                    break
-                found.append(r)
-            if len(found) < n_pv and depth > 1:
-                break
-            found.sort(key=_rank, reverse=True)
-            el = time.perf_counter() - t0
-            nodes = sum(r.nodes for r in found)
-            for k, r in enumerate(found, 1):
-                if not job.aborted:
-                    info = SearchInfo(depth, depth, r.score_cp, r.mate, nodes, int(nodes / el) if el > 0 else 0,
-                                      el, r.pv or [r.best], engine.hashfull())
-                    self.write(self._info_line(info, k))
-            best = found[0] if found else best
-            if job.stop_requested.is_set() or (deadline and time.perf_counter() - t0 > deadline * 0.6):
-                break
-        if timer is not None:
-            timer.cancel()
-        if limits.infinite:
-            job.stop_requested.wait()
-        return best
-
-    def _done_cb(self):
-        def done(job) -> None:
-            self.loop.post(lambda: self._job_done(job))
-
-        return done
-
-    def _job_done(self, job) -> None:
-        if job is not self.job:
-            return
-        self.job = None
-        mode, self.mode = self.mode, "idle"
-        if mode == "perft":
+    def on_job_done(self, mode: Mode, job) -> None:
+        if mode == Mode.PERFT:
             return
         res = job.result
         if job.error is not None:
@@ -430,47 +327,23 @@ class UciSession:
         ponder = f" ponder {res.ponder}" if res.ponder else ""
         self.write(f"bestmove {res.best}{ponder}")
 
-    def _abort(self) -> None:
-        """Stop and drop the running job (no bestmove)."""
-        if self.job is not None:
-            self.job.aborted = True
-            self.job = None
-            self.host.abort()
-        self.mode = "idle"
-
     def cmd_stop(self, args: list[str], line: str) -> None:
-        if self.mode in ("search", "ponder", "perft"):
+        if self.mode in (Mode.THINK, Mode.PONDER, Mode.PERFT):
             self.host.stop()
 
     def cmd_ponderhit(self, args: list[str], line: str) -> None:
-        if self.mode != "ponder":
+        if self.mode != Mode.PONDER:
             self.say("ponderhit without go ponder: ignored")
             return
         limits = self.ponder_limits
-        self._abort()
-        self._start("search", limits)
+        self.abort()
+        self._start(Mode.THINK, limits)
 
     def cmd_fen(self, args: list[str], line: str) -> None:  # not UCI: the current position
-        self.say(f"fen {self.pos.fen()}")
+        self.say(f"fen {self.fen_text()}")
 
-    # -- perft -----------------------------------------------------------------------------
-
-    def _perft(self, depth: int) -> None:
-        if depth > 12:
-            self.say("perft depth is 1..12")
-            return
-        pos = self.pos.copy()
-        write = self.write
-
-        def fn(job):
-            return run_perft(pos, depth, write, job.stop_requested)
-
-        self.mode = "perft"
-        self.job = self.host.run("perft", fn, self._done_cb())
-
-
-def _rank(r) -> int:
-    """Order search results best first: mates sooner, then centipawns, then being mated later."""
-    if r.mate is not None:
-        return 1_000_000 - r.mate if r.mate > 0 else -1_000_000 - r.mate
-    return r.score_cp or 0
+    COMMANDS = {
+        "uci": cmd_uci, "debug": cmd_debug, "register": cmd_register, "isready": cmd_isready,
+        "setoption": cmd_setoption, "ucinewgame": cmd_ucinewgame, "position": cmd_position,
+        "go": cmd_go, "stop": cmd_stop, "ponderhit": cmd_ponderhit, "fen": cmd_fen,
+    }

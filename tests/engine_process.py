@@ -15,7 +15,7 @@ def engine_command() -> list[str]:
     exe = shutil.which("jitfish")
     if exe:
         return [exe]
-    return [sys.executable, "-c", "import sys; from jitfish.engine.cli import main; sys.exit(main())"]
+    return [sys.executable, "-c", "import sys; from jitfish.cli import main; sys.exit(main())"]
 
 
 def warm_kernels() -> None:

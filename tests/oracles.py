@@ -24,6 +24,7 @@ TESTS = Path(__file__).resolve().parent
 PERFT_DIR = Path(os.environ.get("JITFISH_PERFT_DIR", TESTS / "perft"))  # where the *.epd suites are
 FSF_INI = TESTS / "perft" / "fsf-variants.ini"
 SLOW_RULES = TESTS / "reference" / "slow_rules.py"
+TEST_VARIANTS = TESTS / "variants"  # variant files that only the tests use (written from FORMAT.md)
 MOVELISTS = TESTS / "data" / "movelists.txt"
 
 # our variant name -> Fairy-Stockfish variant name (pyffish)
@@ -33,6 +34,8 @@ FSF_NAMES = {
     "modcourier2": "courier-mod2",
     "modcourier3": "courier-mod3",
 }
+# the test variants are Fairy-Stockfish built-ins of the same name
+FSF_NAMES.update({p.stem: p.stem for p in TEST_VARIANTS.glob("*.toml")})
 # our variant name -> {Fairy-Stockfish promotion letter: ours}; letters not listed map to themselves.
 # The fsf-variants.ini sections use our letters (c = courier via fersAlfil, m = man, f, v custom);
 # built-in courier promotes to f (ferz), also ours.
@@ -96,6 +99,13 @@ def parse_epd(path: Path) -> EpdFile:
     if out.oracle is None:
         out.errors.append(f"{path.name}: no '# oracle: ...' header")
     return out
+
+
+def variant_source(name: str) -> str:
+    """What to hand to ``Position`` for a variant: a shipped name as it is, a test variant
+    (``tests/variants/NAME.toml``) as its file path."""
+    path = TEST_VARIANTS / f"{name}.toml"
+    return str(path) if path.exists() else name
 
 
 def epd_files() -> list[EpdFile]:

@@ -13,7 +13,7 @@ Output lines that match the session's *noise* (thinking output, ``info depth`` l
 skipped unless the current ``<`` pattern asks for them. At the end every non-noise line must
 have been matched: an unexpected line fails the transcript.
 
-``FakeEngine`` has the search API (``jitfish.engine.search.Engine``) without numba: it plays
+``FakeEngine`` has the search API (``jitfish.engine.Engine``) without numba: it plays
 the first legal move in name order (the expected reply as ponder move), honours depth, nodes,
 movetime and clocks roughly, runs until ``stop()`` when infinite, and records every call, so
 transcripts are exact and fast. Real-engine runs are in test_protocol_process.py.
@@ -24,7 +24,7 @@ import re
 import threading
 import time
 
-from jitfish.engine.search import SearchInfo, SearchResult
+from jitfish.engine import SearchInfo, SearchResult
 from jitfish.protocol.host import EngineHost
 from jitfish.protocol.loop import EngineLoop, Output
 
@@ -65,7 +65,7 @@ class FakeEngine:
     def hashfull(self) -> int:
         return 0
 
-    def search(self, pos, limits=None, on_info=None):
+    def search(self, pos, limits=None, on_info=None, multipv: int = 1):
         self._stop.clear()
         self.calls.append(("search", pos.fen(), limits))
         names = sorted(pos.move_name(m) for m in pos.legal_moves())
@@ -74,16 +74,22 @@ class FakeEngine:
         if not names:
             return FakeResult(None, None, None, None, 0, 0)
         best = next((m for m in self.prefer if m in names), names[0])
-        q = pos.copy()
-        q.push(best)
-        replies = sorted(q.move_name(m) for m in q.legal_moves())
-        ponder = replies[0] if replies else None
-        pv = [best] + ([ponder] if ponder else [])
+        firsts = [best] + [n for n in names if n != best][:max(1, multipv) - 1]
+        lines = []
+        for first in firsts:
+            q = pos.copy()
+            q.push(first)
+            replies = sorted(q.move_name(m) for m in q.legal_moves())
+            lines.append([first] + replies[:1])
+        pv = lines[0]
+        ponder = pv[1] if len(pv) > 1 else None
         t0 = time.perf_counter()
         depth_limit = (limits.depth if limits and limits.depth else 3)
         for d in range(1, depth_limit + 1):
             if on_info:
-                on_info(FakeInfo(d, d, self.score, None, 100 * d, 10000, time.perf_counter() - t0, pv, 0))
+                for k, line in enumerate(lines, 1):
+                    on_info(FakeInfo(d, d, self.score, None, 100 * d, 10000, time.perf_counter() - t0, line, 0,
+                                     k if multipv > 1 else 1))
             if self._stop.is_set():
                 break
         if limits is not None:
@@ -97,7 +103,7 @@ class FakeEngine:
                 wait = min(0.05, (clock or 1.0) / 40)
             if wait:
                 self._stop.wait(wait)
-        return FakeResult(best, ponder, self.score, None, depth_limit, 100 * depth_limit, pv)
+        return FakeResult(best, ponder, self.score, None, depth_limit, 100 * depth_limit, pv, lines)
 
 
 def warm_movegen() -> None:

@@ -274,7 +274,7 @@ def test_parse_move_of_a_non_string():
 
 def _cli() -> list[str]:
     exe = shutil.which("jitfish")
-    return [exe] if exe else [sys.executable, "-m", "jitfish.engine.cli"]
+    return [exe] if exe else [sys.executable, "-m", "jitfish.cli"]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
@@ -300,7 +300,7 @@ CLI_FENS = [c for c in BAD_FENS[::4] if c[2].strip() and "unicode" not in c[0]]
 
 @pytest.mark.parametrize("variant,fen,keyword", [pytest.param(*c[1:], id=c[0]) for c in CLI_FENS])
 def test_cli_bad_fen_in_process(variant, fen, keyword, capsys):
-    from jitfish.engine.cli import main
+    from jitfish.cli import main
 
     code = main(["perft", "1", "--variant", variant, "--fen", fen])
     out, err = capsys.readouterr()
@@ -310,7 +310,7 @@ def test_cli_bad_fen_in_process(variant, fen, keyword, capsys):
 
 
 def test_cli_unknown_variant_in_process(capsys):
-    from jitfish.engine.cli import main
+    from jitfish.cli import main
 
     assert main(["perft", "1", "--variant", "xiangqi-of-doom"]) == 2
     out, err = capsys.readouterr()

@@ -7,31 +7,22 @@ every shipped variant.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numba
 import numpy as np
 import pytest
 
-from jitfish.engine.search import Engine, pack_search
-from jitfish.eval import eval_tables
+from jitfish.engine import Engine
+from jitfish.engine.search import pack_search
+from jitfish.eval import eval_tables, pack_eval
 from jitfish.movegen import Position, variant_names
 from jitfish.movegen import kernels as K
-from jitfish.movegen._jit import bundle
+from jitfish.movegen._jit import array_tuple, bundle
 
+Two = array_tuple("Two", "a:i1 b:u3")
+One = array_tuple("One", "c:i2")
 
-
-class Two(NamedTuple):
-    a: np.ndarray
-    b: np.ndarray
-
-
-class One(NamedTuple):
-    c: np.ndarray
-
-
-pack2, unpack2 = bundle((Two, One), ("i1 u3", "i2"))
-pack_prefix, unpack_prefix = bundle((Two,), ("i1 u3",))
+pack2, unpack2 = bundle(Two, One)
+pack_prefix, unpack_prefix = bundle(Two)
 
 
 @numba.njit(_nrt=False)
@@ -61,16 +52,19 @@ def test_pack_refuses_arrays_that_do_not_match(bad, field):
         pack2(Two(*bad), One(np.zeros((2, 2), np.int64)))
 
 
-def test_kinds_must_list_every_field():
-    with pytest.raises(ValueError, match="Two has 2 fields, kinds lists 3"):
-        bundle((Two,), ("i1 u3 i1",))
+@pytest.mark.parametrize("fields", ["a:i1 b", "a:x1", "a:i", "1a:i1"])
+def test_array_tuple_refuses_a_bad_field(fields):
+    with pytest.raises(ValueError, match="bad field"):
+        array_tuple("Bad", fields)
 
 
 @pytest.mark.parametrize("variant", variant_names())
 def test_declared_kinds_match_every_variant(variant):
     p = Position(variant)
     K.pack_board(p.pos, p.tab)
-    pack_search(p.pos, p.tab, Engine(hash_mb=1)._tables(), eval_tables(p.variant))
+    eng = Engine(hash_mb=1)
+    pack_search(p.pos, p.tab, eval_tables(p.variant), eng.eval_cache, eng._tables())
+    pack_eval(p.pos, p.tab, eval_tables(p.variant), eng.eval_cache)
 
 
 def test_a_copied_position_gets_its_own_bundle():

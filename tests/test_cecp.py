@@ -19,6 +19,7 @@ HANDSHAKE = """
 < feature option="Move Overhead -spin 50 0 5000"
 < feature option="Clear Hash -button"
 < feature option="XBoard Safe Moves -check 0"
+< feature option="VariantPath -file "
 < feature done=1
 """
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -639,11 +640,13 @@ def test_quit_ends_the_loop(s):
 
 def test_unshowable_moves_in_cows_and_butterflies():
     from jitfish.movegen import Position
-    from jitfish.protocol.xbvariant import unshowable
+    from jitfish.protocol.xboard import xboard_view
+
+    view = xboard_view("cowsandbutterflies")
 
     def flags(fen: str) -> dict[str, bool]:
         p = Position("cowsandbutterflies", fen)
-        return {p.move_name(m): unshowable(p, m) for m in p.legal_moves()}
+        return {p.move_name(m): not view.showable(p, m) for m in p.legal_moves()}
 
     # the position of the CI forfeit: White's Soldier e5 (XBoard's pawn slot) to g7 would make
     # XBoard remove the black cow on g6 (and e5h8m the cow on h7); every other Soldier move has

@@ -1,7 +1,7 @@
 """The ``jitfish`` command: perft output format, variants, help.
 
 A few runs are real processes (the installed ``jitfish`` script, as a user runs it); the rest
-call ``jitfish.engine.cli.main`` in-process, which is faster and shows the same output.
+call ``jitfish.cli.main`` in-process, which is faster and shows the same output.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from jitfish.engine.cli import main
+from jitfish.cli import main
 from jitfish.movegen import Position
 
 LINE = re.compile(r"^([a-p]\d{1,2}[a-p]\d{1,2}[a-z]?): (\d+)$")
@@ -22,7 +22,7 @@ KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1
 
 def _cli() -> list[str]:
     exe = shutil.which("jitfish")
-    return [exe] if exe else [sys.executable, "-m", "jitfish.engine.cli"]
+    return [exe] if exe else [sys.executable, "-m", "jitfish.cli"]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:

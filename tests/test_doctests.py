@@ -2,14 +2,20 @@
 from __future__ import annotations
 
 import doctest
+import importlib
 
 import pytest
 
-import jitfish.engine.match
+MODULES = [
+    "jitfish.bench.stats", "jitfish.movegen.pgn", "jitfish.movegen.san", "jitfish.movegen.spec",
+    "jitfish.movegen._jit", "jitfish.movegen.position", "jitfish.protocol.xboard", "jitfish.protocol.cecp",
+    "jitfish.protocol.uci", "jitfish.protocol.client_core", "jitfish.engine.api",
+]
 
 
-@pytest.mark.parametrize("module", [jitfish.engine.match])
-def test_docstring_examples(module) -> None:
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name) -> None:
+    module = importlib.import_module(name)
     res = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert res.attempted > 0
     assert res.failed == 0

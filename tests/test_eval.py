@@ -6,8 +6,10 @@ import random
 
 import pytest
 
-from jitfish.engine.search import Engine
-from jitfish.eval import _weights, eval_tables
+from jitfish.engine import Engine
+from jitfish.eval import eval_tables
+from jitfish.eval import tables as E
+from jitfish.eval.tables import _weights
 from jitfish.movegen import Position, load_variant, variant_names
 from positions import random_walk
 
@@ -67,7 +69,7 @@ def test_passed_pawn_is_worth_more_than_a_blocked_one(engine: Engine) -> None:
 def test_king_attack_counts(engine: Engine) -> None:
     """The same material, the black queen and rook next to White's king or far from it: with
     king danger switched off the gap between the two shrinks."""
-    from jitfish.eval import P_KING_DANGER
+    from jitfish.eval.tables import P_KING_DANGER
 
     near = Position("chess", "2b3k1/ppp2ppp/2n5/8/8/6q1/PPP2PPr/RNBQ1RK1 w - - 0 1")
     far = Position("chess", "r1b3k1/ppp2ppp/q1n5/8/8/8/PPP2PP1/RNBQ1RK1 w - - 0 1")
@@ -98,8 +100,6 @@ def test_fifty_move_counter_shrinks_the_score(engine: Engine) -> None:
 
 
 def test_weight_files_reject_unknown_keys(tmp_path, monkeypatch) -> None:
-    import jitfish.eval as E
-
     monkeypatch.setattr(E, "WEIGHTS_DIR", tmp_path)
     (tmp_path / "x.toml").write_text("tempo = 1\nkings_danger = 3\n")
     with pytest.raises(ValueError, match="kings_danger"):
@@ -107,8 +107,6 @@ def test_weight_files_reject_unknown_keys(tmp_path, monkeypatch) -> None:
 
 
 def test_passed_is_only_for_pawns(monkeypatch, tmp_path) -> None:
-    import jitfish.eval as E
-
     text = (E.WEIGHTS_DIR / "chess.toml").read_text() + "\n[pieces.R]\npassed = 3\n"
     (tmp_path / "chess.toml").write_text(text.replace("[pieces.R]\nvalue", "[pieces.RR]\nvalue", 1))
     monkeypatch.setattr(E, "WEIGHTS_DIR", tmp_path)
@@ -120,7 +118,7 @@ def test_passed_is_only_for_pawns(monkeypatch, tmp_path) -> None:
 def test_cleopatra_threat_is_a_cleopatra_move_away(engine: Engine) -> None:
     """In Cleopatra only the Cleopatra that moves converts: a knight next to the King is no
     danger; a Cleopatra that can move to a square from which it attacks the King is."""
-    from jitfish.eval import P_SAFETY_PENALTY
+    from jitfish.eval.tables import P_SAFETY_PENALTY
 
     pen = int(eval_tables(load_variant("cleopatra")).params[P_SAFETY_PENALTY])
     knight_far = engine.static_eval(Position("cleopatra", "4k3/8/8/8/8/8/8/4K1n1 w - - 0 1"))

@@ -23,11 +23,12 @@ import chess
 import chess.pgn
 import pytest
 
-from jitfish.engine import cli
-from jitfish.engine.match import (
-    GameRecord, MoveRecord, build_config, engine_config, load_openings,
-    move_san, parse_move_text, random_opening, read_pgn, replay_game, replay_pgn, _require_matplotlib,
-)
+from jitfish import cli
+from jitfish.bench.games import GameRecord, MoveRecord, replay_game, replay_pgn
+from jitfish.bench.match_cli import build_config, engine_config
+from jitfish.bench.openings import load_openings, random_opening
+from jitfish.bench.plot import require_matplotlib
+from jitfish.movegen.pgn import read_pgn
 from jitfish.movegen import MoveError, Position, variant_names
 from jitfish.protocol.client import CecpEngine, EngineConfig, Limits, UciEngine, open_engine
 
@@ -95,7 +96,7 @@ def test_san_is_python_chess_san():
             if not legal:
                 break
             for m in legal:
-                assert move_san(pos, m, legal) == board.san(chess.Move.from_uci(pos.move_name(m)))
+                assert pos.san(m, legal) == board.san(chess.Move.from_uci(pos.move_name(m)))
             m = legal[rng.randrange(len(legal))]
             board.push_uci(pos.move_name(m))
             pos.push(m)
@@ -109,40 +110,25 @@ def test_san_is_unique_and_reads_back(variant):
         if pos.outcome() is not None:
             break
         legal = pos.legal_moves()
-        sans = [move_san(pos, m, legal) for m in legal]
+        sans = [pos.san(m, legal) for m in legal]
         assert len(set(sans)) == len(sans), sans
         for m, san in zip(legal, sans):
-            assert parse_move_text(pos, san) == m
-            assert parse_move_text(pos, pos.move_name(m)) == m
+            assert pos.parse_san(san) == m
+            assert pos.parse_san(pos.move_name(m)) == m
         pos.push(legal[rng.randrange(len(legal))])
-
-
-def test_move_decoding_matches_the_kernels():
-    from jitfish.engine.match import _decode
-    from jitfish.movegen import kernels as K
-
-    for variant in ("chess", "courier"):
-        pos = Position(variant, "r3k2r/pP6/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1" if variant == "chess" else None)
-        for m in pos.legal_moves():
-            assert _decode(m) == (K.move_from(m), K.move_to(m), K.move_promo(m), K.move_kind(m))
-    from jitfish.engine import match as M
-
-    assert (M.KIND_EP, M.KIND_CASTLE) == (K.KIND_EP, K.KIND_CASTLE)
 
 
 def test_engine_move_forms():
     pos = Position("chess", "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
-    from jitfish.engine.match import parse_engine_move
-
-    assert pos.move_name(parse_engine_move(pos, "O-O")) == "e1g1"
-    assert pos.move_name(parse_engine_move(pos, "O-O-O")) == "e1c1"
-    assert pos.move_name(parse_engine_move(pos, "e1-g1")) == "e1g1"
+    assert pos.move_name(pos.parse_coordinates("O-O")) == "e1g1"
+    assert pos.move_name(pos.parse_coordinates("O-O-O")) == "e1c1"
+    assert pos.move_name(pos.parse_coordinates("e1-g1")) == "e1g1"
     pos = Position("chess", "8/P6k/8/8/8/8/8/K7 w - - 0 1")
-    assert pos.move_name(parse_engine_move(pos, "a7a8=Q")) == "a7a8q"
+    assert pos.move_name(pos.parse_coordinates("a7a8=Q")) == "a7a8q"
     with pytest.raises(MoveError):
-        parse_engine_move(pos, "a7a9")
+        pos.parse_coordinates("a7a9")
     with pytest.raises(MoveError):
-        parse_engine_move(pos, "Ka2")  # SAN is not an engine move
+        pos.parse_coordinates("Ka2")  # SAN is not an engine move
 
 
 # =============================================================================================
@@ -158,7 +144,7 @@ def _random_record(variant: str, seed: int, plies: int = 60) -> tuple[GameRecord
             break
         legal = pos.legal_moves()
         m = legal[rng.randrange(len(legal))]
-        rec.moves.append(MoveRecord(pos.move_name(m), move_san(pos, m, legal), "+0.10/3 0.010s"))
+        rec.moves.append(MoveRecord(pos.move_name(m), pos.san(m, legal), "+0.10/3 0.010s"))
         pos.push(m)
     verdict = pos.outcome()
     if verdict:
@@ -202,7 +188,7 @@ def test_replay_catches_illegal_moves_and_wrong_results(tmp_path):
         p = Position("chess", chess.STARTING_FEN)
         for done in mate.moves:
             p.push(done.uci)
-        mate.moves.append(MoveRecord(uci, move_san(p, p.parse_move(uci))))
+        mate.moves.append(MoveRecord(uci, p.san(p.parse_move(uci))))
     rep = replay_game(read_pgn(mate.to_pgn())[0])
     assert not rep.ok and "1-0" in rep.message and "Black mates" in rep.message
     mate.result = "0-1"
@@ -483,7 +469,7 @@ def test_sprt_stops_at_its_verdict_and_plot(capsys, tmp_path):
 def test_plot_needs_matplotlib(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(SystemExit, match=r"jitfish\[plot\]"):
-        _require_matplotlib()
+        require_matplotlib()
 
 
 def test_concurrency_plays_every_game_once(capsys, tmp_path):

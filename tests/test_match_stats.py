@@ -12,9 +12,11 @@ import math
 
 import pytest
 
-from jitfish.engine.match import (
-    Adjudication, GameRecord, Sprt, Tally, _AdjudicationState, _fmt_elo_error, elo_from_score, elo_pentanomial,
-    elo_wdl, los, score_from_elo, sprt_llr,
+from jitfish.bench.adjudication import Adjudication, AdjudicationState
+from jitfish.bench.games import GameRecord
+from jitfish.bench.match import Tally
+from jitfish.bench.stats import (
+    Sprt, elo_from_score, elo_pentanomial, elo_wdl, fmt_elo_error, los, score_from_elo, sprt_llr,
 )
 from jitfish.protocol.client import (
     Limits, parse_cecp_thinking, parse_feature_line, parse_uci_info,
@@ -121,11 +123,11 @@ def test_a_score_interval_reaching_one_gives_a_one_sided_bound():
     e = elo_wdl(18, 2, 0)
     assert math.isnan(e.error) and e.upper == math.inf
     assert e.lower == pytest.approx(elo_from_score(0.9 - 1.96 * math.sqrt(0.09 / 20)), rel=1e-3)
-    assert _fmt_elo_error(e) == f"(95%: > +{e.lower:.1f})"
+    assert fmt_elo_error(e) == f"(95%: > +{e.lower:.1f})"
     low = elo_wdl(2, 18, 0)
-    assert _fmt_elo_error(low) == f"(95%: < {low.upper:.1f})" and low.upper == pytest.approx(-e.lower)
-    assert _fmt_elo_error(elo_wdl(136, 96, 111)) == "+/- 30.4"
-    assert _fmt_elo_error(elo_wdl(5, 0, 0)) == "(every game the same result: no error bar)"
+    assert fmt_elo_error(low) == f"(95%: < {low.upper:.1f})" and low.upper == pytest.approx(-e.lower)
+    assert fmt_elo_error(elo_wdl(136, 96, 111)) == "+/- 30.4"
+    assert fmt_elo_error(elo_wdl(5, 0, 0)) == "(every game the same result: no error bar)"
 
 
 # -- SPRT --------------------------------------------------------------------------------------
@@ -233,27 +235,27 @@ def test_tally_counts_games_and_pairs_from_the_first_engine():
 
 
 def test_draw_adjudication_after_movenumber_with_small_scores():
-    st = _AdjudicationState(Adjudication.build("movenumber=2,movecount=2,score=10", None, None))
+    st = AdjudicationState(Adjudication.build("movenumber=2,movecount=2,score=10", None, None))
     assert st.after_move(0, 5, 0) is None
     assert st.after_move(1, -5, 1) is None
     assert st.after_move(0, 0, 1) is None
     assert st.after_move(1, 3, 2) == ("1/2-1/2", "Draw by adjudication")
-    st = _AdjudicationState(Adjudication.build("movenumber=0,movecount=2,score=10", None, None))
+    st = AdjudicationState(Adjudication.build("movenumber=0,movecount=2,score=10", None, None))
     for side, score in ((0, 5), (1, 50), (0, 5), (1, 5), (0, 5)):
         assert st.after_move(side, score, 9) is None  # the 50 broke the run
     assert st.after_move(1, 5, 9) is not None
 
 
 def test_resign_adjudication_counts_the_losing_sides_own_moves():
-    st = _AdjudicationState(Adjudication.build(None, "movecount=2,score=500", None))
+    st = AdjudicationState(Adjudication.build(None, "movecount=2,score=500", None))
     assert st.after_move(0, -600, 1) is None
     assert st.after_move(1, 600, 1) is None
     assert st.after_move(0, -700, 2) == ("0-1", "Black wins by adjudication")
-    two = _AdjudicationState(Adjudication.build(None, "movecount=1,score=500,twosided=true", None))
+    two = AdjudicationState(Adjudication.build(None, "movecount=1,score=500,twosided=true", None))
     assert two.after_move(1, -600, 1) is None  # White has not agreed yet
     assert two.after_move(0, 600, 2) is None
     assert two.after_move(1, -600, 2) == ("1-0", "White wins by adjudication")
-    assert _AdjudicationState(Adjudication.build(None, None, 3)).after_move(0, None, 3)[0] == "1/2-1/2"
+    assert AdjudicationState(Adjudication.build(None, None, 3)).after_move(0, None, 3)[0] == "1/2-1/2"
     with pytest.raises(ValueError):
         Adjudication.build("moves=3", None, None)
 

@@ -21,7 +21,7 @@ import re
 import pytest
 
 from jitfish.movegen import Position, VariantError, load_spec
-from oracles import divide_report, epd_files, oracle_divide
+from oracles import divide_report, epd_files, oracle_divide, variant_source
 
 MAX_NODES = int(os.environ.get("JITFISH_PERFT_MAX_NODES", "5000000"))
 
@@ -68,9 +68,10 @@ def test_epd_file_is_well_formed(path):
     ef = next(f for f in FILES if f.path == path)
     assert not ef.errors, "\n".join(ef.errors)
     try:
-        load_spec(ef.variant)
+        load_spec(variant_source(ef.variant))
     except VariantError as exc:
-        pytest.fail(f"{path.name}: '# variant: {ef.variant}' is not a variant we ship ({exc})")
+        pytest.fail(f"{path.name}: '# variant: {ef.variant}' is neither a variant we ship nor a test "
+                    f"variant in tests/variants ({exc})")
     assert ef.lines, f"{path.name}: no data lines"
 
 
@@ -80,7 +81,7 @@ def test_some_suites_exist():
 
 @pytest.mark.parametrize("variant,fen,depth,expected", CASES)
 def test_perft(variant, fen, depth, expected):
-    pos = Position(variant, fen)
+    pos = Position(variant_source(variant), fen)
     got = pos.perft(depth)
     if got == expected:
         return

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from jitfish.engine.search import Engine, Limits
+from jitfish.engine import Engine, Limits
 from jitfish.movegen import Position, variant_names
 from positions import random_walk
 
@@ -159,7 +159,7 @@ def test_bench_signature_is_deterministic() -> None:
 
 
 def test_time_budget_bounds():
-    from jitfish.engine.search import time_budget
+    from jitfish.engine import time_budget
 
     for clock in (0.0, 0.01, 0.05, 0.2, 1.0, 10.0, 300.0):
         for inc in (0.0, 0.01, 0.1, 2.0):
@@ -179,7 +179,7 @@ def test_time_budget_bounds():
 def test_time_budget_survives_bullet_games(latency):
     """1 s + 0.01 s: 300 moves where every move overruns its hard limit by ``latency`` (pipe,
     GUI, Python) never flag; the clock stays above the 50 ms reserve minus one overrun."""
-    from jitfish.engine.search import time_budget
+    from jitfish.engine import time_budget
 
     clock = 1.0
     for _ in range(300):

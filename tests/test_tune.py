@@ -23,7 +23,7 @@ def test_fit_raises_a_piece_that_wins_games() -> None:
 
 
 def test_write_values_shifts_value_and_value_eg(tmp_path, monkeypatch) -> None:
-    import jitfish.eval as E
+    import jitfish.eval.tables as E
 
     src = (E.WEIGHTS_DIR / "chess.toml").read_text()
     (tmp_path / "chess.toml").write_text(src)

@@ -20,6 +20,7 @@ HELLO = """
 < option name Ponder type check default false
 < option name MultiPV type spin default 1 min 1 max 32
 < option name Move Overhead type spin default 50 min 0 max 5000
+< option name VariantPath type string default <empty>
 < option name UCI_Variant type combo default chess var chess var cleopatra var courier var cowsandbutterflies var cowsandbutterflies-reversed var modcourier var modcourier2 var modcourier3
 < uciok
 > isready

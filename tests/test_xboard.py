@@ -71,7 +71,7 @@ def _wrapper(folder: Path, name: str) -> str:
     """A one-word engine command for XBoard (it splits -fcp on spaces), logging to the folder."""
     path = folder / name
     path.write_text(f"#!/bin/sh\nJITFISH_LOG='{folder / (name + '.log')}' exec '{sys.executable}' -c "
-                    f"'import sys; from jitfish.engine.cli import main; sys.exit(main())'\n")
+                    f"'import sys; from jitfish.cli import main; sys.exit(main())'\n")
     path.chmod(0o755)
     return str(path)
 

@@ -1,0 +1,338 @@
+"""The typed ``Engine`` API: search a ``Position`` within ``Limits``, report ``SearchInfo``.
+
+``Engine.search`` runs iterative deepening with aspiration windows over the search kernel
+(``search.py``, one kernel call per iteration and line), MultiPV and ``searchmoves`` included
+(both by leaving root moves out inside the kernel), and stops on the time budget
+(``time_budget``), a node or depth limit, or ``stop()`` from any thread.
+
+>>> from jitfish.movegen import Position
+>>> eng = Engine(hash_mb=8)
+>>> eng.search(Position("chess"), Limits(depth=3)).best is not None
+True
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from jitfish.eval import eval_tables, new_cache, pack_eval, static_eval
+from jitfish.movegen import kernels as K
+from jitfish.movegen.position import Position
+
+from .search import (C_NODE_LIMIT, C_NODES, C_ROOT_SKIP, C_SELDEPTH, C_STOP, INF, MATE, MATE_BOUND, MAXPLY,
+                     PARAMS, SearchTables, pack_search, search_root)
+
+__all__ = ["Engine", "Limits", "SearchInfo", "SearchResult", "time_budget"]
+
+
+@dataclass
+class Limits:
+    """What bounds one search; times are in seconds.  Nothing set means depth 8."""
+
+    depth: int | None = None
+    nodes: int | None = None
+    movetime: float | None = None
+    wtime: float | None = None
+    btime: float | None = None
+    winc: float | None = None
+    binc: float | None = None
+    movestogo: int | None = None
+    infinite: bool = False
+    move_overhead: float = 0.05
+    searchmoves: list[str] | None = None
+
+
+@dataclass
+class SearchInfo:
+    """One iteration's report (``on_info``): depth, score from the side to move (centipawns,
+    or moves to mate), nodes, speed, seconds since the start, the line as move names;
+    ``multipv`` is the line's rank when several are searched."""
+
+    depth: int
+    seldepth: int
+    score_cp: int | None
+    mate: int | None
+    nodes: int
+    nps: int
+    time: float
+    pv: list[str]
+    hashfull: int
+    multipv: int = 1
+
+
+@dataclass
+class SearchResult:
+    """What a search found: the best move (None when there is no legal move), the expected
+    reply, the score, the depth reached, the nodes searched and the principal variation."""
+
+    best: str | None
+    ponder: str | None
+    score_cp: int | None
+    mate: int | None
+    depth: int
+    nodes: int
+    pv: list[str] = field(default_factory=list)
+    lines: list[list[str]] = field(default_factory=list)  # MultiPV: every line's moves, best first
+
+
+def _score_fields(v: int) -> tuple[int | None, int | None]:
+    if v >= MATE_BOUND:
+        return None, (MATE - v + 1) // 2
+    if v <= -MATE_BOUND:
+        return None, -((MATE + v) // 2)
+    return int(v), None
+
+
+def time_budget(turn: int, lim: Limits) -> tuple[float | None, float | None]:
+    """(soft, hard) thinking time in seconds for the side ``turn``, or (None, None): no clock.
+
+    The soft limit is where iterative deepening stops starting new iterations; the hard limit
+    stops the search.  ``move_overhead`` is kept in reserve on the clock (pipe and GUI
+    latency).  On a sudden-death clock a move may take 1/40 of what is left plus most of the
+    increment, never more than a quarter of what is left; once the clock is down to the
+    reserve, the engine plays at once (a depth-1 answer in about a millisecond), so the
+    increment refills the clock.  This is what keeps 1 s + 0.01 s games free of time losses.
+    """
+    if lim.infinite:
+        return None, None
+    if lim.movetime is not None:
+        t = max(0.001, lim.movetime - lim.move_overhead)
+        return t, t
+    clock = lim.wtime if turn == 0 else lim.btime
+    inc = (lim.winc if turn == 0 else lim.binc) or 0.0
+    if clock is None:
+        return None, None
+    usable = max(0.0, clock - lim.move_overhead)
+    if lim.movestogo == 1:  # the last move before the time control: most of what is left
+        return max(0.001, usable * 0.5), max(0.002, usable * 0.8)
+    mtg = max(2, min(lim.movestogo or 40, 50))
+    soft = min(usable / mtg + inc * 0.8, usable * 0.25)
+    hard = min(soft * 3.0, usable * 0.4)
+    return max(0.001, soft), max(0.002, hard)
+
+
+class _Watchdog:
+    """One long-lived timer thread per Engine: ``arm(seconds)`` calls ``fire`` once after that
+    long unless ``disarm()`` came first.  (A ``threading.Timer`` per move cost a thread start,
+    about a millisecond, on every move of a bullet game.)"""
+
+    def __init__(self, fire: Callable[[], None]):
+        self._fire = fire
+        self._cond = threading.Condition()
+        self._deadline: float | None = None
+        self._thread: threading.Thread | None = None
+
+    def arm(self, seconds: float) -> None:
+        with self._cond:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="jitfish-clock", daemon=True)
+                self._thread.start()
+            self._deadline = time.monotonic() + seconds
+            self._cond.notify()
+
+    def disarm(self) -> None:
+        with self._cond:
+            self._deadline = None
+            self._cond.notify()
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                if self._deadline is None:
+                    self._cond.wait()
+                    continue
+                left = self._deadline - time.monotonic()
+                if left <= 0:
+                    self._deadline = None
+                    self._fire()
+                else:
+                    self._cond.wait(left)
+
+
+class Engine:
+    """Search positions of any jitfish variant.
+
+    >>> eng = Engine(hash_mb=8)
+    >>> r = eng.search(Position("courier"), Limits(depth=2), multipv=2)
+    >>> r.best is not None and len(r.lines) == 2
+    True
+    """
+
+    def __init__(self, hash_mb: int = 16):
+        self._lock = threading.Lock()
+        self.ctrl = np.zeros(16, np.int64)
+        self.set_hash(hash_mb)
+        self.killers = np.zeros((MAXPLY + 2, 2), np.int64)
+        self.history = np.zeros((2, 128, 128), np.int64)
+        self.pv = np.zeros((MAXPLY + 2, MAXPLY + 2), np.int64)
+        self.pvlen = np.zeros(MAXPLY + 2, np.int64)
+        self.moves = np.zeros((MAXPLY + 2, K.MAXMOVES), np.int64)
+        self.mscore = np.zeros((MAXPLY + 2, K.MAXMOVES), np.int64)
+        self.root_skip = np.zeros(K.MAXMOVES, np.int64)
+        self.eval_cache = new_cache()
+        self._clock = _Watchdog(self.stop)
+
+    def set_hash(self, mb: int) -> None:
+        """Resize the transposition table (a power of two of 16-byte entries, at most mb MB)."""
+        mb = max(1, int(mb))
+        n = 1 << max(10, int(math.log2(mb * 1024 * 1024 // 16)))
+        self.tt_key = np.zeros(n, np.uint64)
+        self.tt_data = np.full(n, -1, np.int64)
+
+    def new_game(self) -> None:
+        self.tt_key[:] = 0
+        self.tt_data[:] = -1
+        self.history[:] = 0
+        self.killers[:] = 0
+        self.eval_cache.key[:] = 0
+
+    def stop(self) -> None:
+        """Ask a running search to return (safe from any thread)."""
+        self.ctrl[C_STOP] = 1
+
+    def _tables(self) -> SearchTables:
+        return SearchTables(self.tt_key, self.tt_data, self.killers, self.history, self.pv,
+                            self.pvlen, self.moves, self.mscore, self.ctrl, self.root_skip)
+
+    def warmup(self, variant: str = "chess") -> None:
+        """Compile or load every kernel the search uses (blocking)."""
+        self.search(Position(variant), Limits(depth=2))
+
+    def search(self, position: Position, limits: Limits | None = None,
+               on_info: Callable[[SearchInfo], None] | None = None, multipv: int = 1) -> SearchResult:
+        """Search a copy of ``position`` within ``limits``; blocks until done or ``stop()``.
+
+        ``multipv`` > 1 searches that many best lines at every depth (each line leaves out the
+        first moves of the lines before it); ``on_info`` hears every line of every depth, and
+        the result's ``lines`` holds the last complete depth's lines, best first."""
+        lim = limits or Limits()
+        with self._lock:
+            return self._search(position, lim, on_info, max(1, int(multipv)))
+
+    def _skip(self, moves: list[int]) -> None:
+        self.root_skip[:len(moves)] = moves
+        self.ctrl[C_ROOT_SKIP] = len(moves)
+
+    def _root(self, d: np.ndarray, ss: SearchTables, depth: int, guess: int) -> int:
+        """One root search to ``depth``: aspiration windows around ``guess`` from depth 5,
+        widened until the score falls inside."""
+        window = PARAMS["aspiration"]
+        alpha, beta = (-INF, INF) if depth < 5 else (guess - window, guess + window)
+        while True:
+            v = int(search_root(d, ss, depth, alpha, beta))
+            if self.ctrl[C_STOP]:
+                return v
+            if v <= alpha:
+                alpha = max(-INF, alpha - window)
+                window *= 2
+            elif v >= beta:
+                beta = min(INF, beta + window)
+                window *= 2
+            else:
+                return v
+            if window > 1000:
+                alpha, beta = -INF, INF
+
+    def _search(self, position: Position, lim: Limits, on_info, multipv: int) -> SearchResult:
+        pos = position.copy()
+        legal = pos.legal_moves()
+        self.ctrl[:] = 0
+        if not legal:
+            return SearchResult(None, None, None, None, 0, 0)
+        pool = legal
+        if lim.searchmoves:
+            pool = [m for m in legal if pos.move_name(m) in lim.searchmoves] or legal
+        if len(pool) == 1 and not lim.infinite and lim.depth is None and lim.nodes is None:
+            name = pos.move_name(pool[0])
+            return SearchResult(name, None, None, None, 0, 0, [name], [[name]])
+        outside = [m for m in legal if m not in pool]
+        n_pv = min(multipv, len(pool))
+        ev = eval_tables(pos.variant)
+        ss = self._tables()
+        d = pack_search(pos.pos, pos.tab, ev, self.eval_cache, ss)  # raw addresses: pos, ev, ss stay alive here
+        soft, hard = time_budget(pos.turn, lim)
+        max_depth = lim.depth if lim.depth is not None else (MAXPLY - 8 if (lim.infinite or soft or lim.nodes) else 8)
+        max_depth = max(1, min(max_depth, MAXPLY - 8))
+        if lim.nodes:
+            self.ctrl[C_NODE_LIMIT] = lim.nodes
+        t0 = time.perf_counter()
+        if hard is not None:
+            self._clock.arm(hard)
+        best: SearchResult | None = None
+        guesses = [0] * n_pv
+        try:
+            for depth in range(1, max_depth + 1):
+                lines: list[tuple[int, list[int]]] = []  # (score, pv) per line, in search order
+                for k in range(n_pv):
+                    skip = outside + [pv[0] for _v, pv in lines]
+                    self._skip(skip)
+                    v = self._root(d, ss, depth, guesses[k])
+                    if self.ctrl[C_STOP] and (best is not None or lines):
+                        break
+                    pv = [int(self.pv[0, j]) for j in range(int(self.pvlen[0]))]
+                    if not pv or pv[0] not in pool or pv[0] in skip:
+                        if best is not None or lines:
+                            break
+                        pv = [next(m for m in pool if m not in skip)]
+                    lines.append((v, pv))
+                    if self.ctrl[C_STOP]:
+                        break
+                if self.ctrl[C_STOP] and best is not None or not lines:
+                    break
+                lines.sort(key=lambda line: line[0], reverse=True)
+                guesses[:len(lines)] = [v for v, _pv in lines]
+                elapsed = time.perf_counter() - t0
+                nodes = int(self.ctrl[C_NODES])
+                named = [self._pv_names(pos, pv) for _v, pv in lines]
+                v = lines[0][0]
+                cp, mate = _score_fields(v)
+                best = SearchResult(named[0][0], named[0][1] if len(named[0]) > 1 else None,
+                                    cp, mate, depth, nodes, named[0], named)
+                if on_info:
+                    for k, ((lv, _pv), names) in enumerate(zip(lines, named), 1):
+                        lcp, lmate = _score_fields(lv)
+                        on_info(SearchInfo(depth, int(self.ctrl[C_SELDEPTH]), lcp, lmate, nodes,
+                                           int(nodes / elapsed) if elapsed > 0 else 0, elapsed,
+                                           names, self.hashfull(), k if n_pv > 1 else 1))
+                if self.ctrl[C_STOP] or len(lines) < n_pv:
+                    break
+                if soft is not None and elapsed >= soft * 0.6:
+                    break
+                if mate is not None and not lim.infinite and lim.depth is None and abs(mate) * 2 <= depth:
+                    break
+            if lim.infinite:
+                # an infinite search only returns when stopped
+                while not self.ctrl[C_STOP]:
+                    time.sleep(0.002)
+        finally:
+            if hard is not None:
+                self._clock.disarm()
+            self._skip([])
+        assert best is not None
+        best.nodes = int(self.ctrl[C_NODES])
+        return best
+
+    def _pv_names(self, pos: Position, pv: list[int]) -> list[str]:
+        """Move names of the PV, cut where a move is not legal (a stale TT line)."""
+        q = pos.copy()
+        out = []
+        for m in pv:
+            if m not in q.legal_moves():
+                break
+            out.append(q.move_name(m))
+            q.push(m)
+        return out
+
+    def static_eval(self, position: Position) -> int:
+        """The static evaluation of ``position`` in centipawns from the side to move."""
+        return int(static_eval(pack_eval(position.pos, position.tab, eval_tables(position.variant),
+                                         self.eval_cache)))
+
+    def hashfull(self) -> int:
+        sample = self.tt_data[:1000]
+        return int((sample >= 0).sum() * 1000 // len(sample))

@@ -1,0 +1,270 @@
+"""Per-variant evaluation weights (data) -> the arrays the evaluation kernel reads.
+
+Weights live in ``eval/weights/<variant>.toml`` (``inherits = "other"`` to start from another
+file).  The evaluation is tapered: every square term has a middlegame and an endgame value,
+blended by the game phase (the non-pawn, non-royal material left on the board, against the
+start position's).  Keys:
+
+- ``tempo``: bonus for the side to move.
+- ``[pieces.X]``:
+  ``value`` (material), ``centre`` (per step nearer the board's centre, Chebyshev distance),
+  ``advance`` (per rank beyond the piece's own second rank); ``value_eg``, ``centre_eg``,
+  ``advance_eg`` are their endgame values (each defaults to its middlegame value);
+  ``mobility`` (per square the piece can move to or capture on, own pieces excluded);
+  ``king_attack`` (per square next to the enemy royal piece that this piece attacks);
+  ``passed`` (pawn-like pieces only: a pawn with no enemy pawn-like piece ahead of it on its
+  own or a neighbouring file earns ``passed * n * (n + 1) / 2`` in the endgame, n = ranks
+  advanced beyond its second rank; half of it in the middlegame).
+- ``safety_piece``, ``safety_penalty``: each piece of that type standing attacked by the enemy
+  costs the penalty (Aces in Cows and Butterflies).  In variants with conversion (Cleopatra),
+  where only the piece that moves converts, the test is instead whether an enemy converting
+  piece can move to a square from which it attacks the piece (the King one move from
+  conversion).
+- ``pawn_shield``: per own pawn-like piece on the three squares in front of the royal piece
+  (middlegame only).
+- ``king_danger``: scale (per 256) of the summed ``king_attack`` units, which grow with the
+  number of attackers as in Fruit (two attackers count half, three 3/4, ...); middlegame only.
+- ``mopup``: in the endgame, when one side is ahead by at least ``mopup_margin`` material and
+  the other has no pawn-like piece left, the stronger side earns ``mopup`` per step the weak
+  royal piece stands from the centre and per step the two royal pieces are closer together
+  (how mates and bare kings are forced).
+
+The evaluation is also scaled down as the 50-move counter runs (``x (2F - halfmoves) / 2F``
+with F the variant's limit), so a side that is ahead prefers moves that make progress.
+
+Layout handed to the kernel (``EvalTables``):
+
+==========  ==================  ==============================================================
+array       shape, dtype        meaning
+==========  ==================  ==============================================================
+psq         (2T + 2, 128) int64 middlegame value of piece code on square, White's side
+psq_eg      (2T + 2, 128) int64 endgame value, the same way
+passed      (2T + 2, 128) int64 passed-pawn bonus (endgame; middlegame uses half), signed
+value       (T,) int64          material, for move ordering and the phase
+mobility    (T,) int64          weight per target square
+katt        (T,) int64          king-attack units per attacked square next to the enemy king
+phase_w     (T,) int64          material counted in the phase (0 for pawns and the royal)
+front       (2, 128, 2) uint64  squares ahead on the same and neighbouring files (passed test)
+zone        (128, 2) uint64     the squares one king step from a square
+shield      (2, 128, 2) uint64  the three squares in front of a square
+near        (128,) int64        steps from the board's edge ring towards the centre
+params      (16,) int64         P_* slots below
+==========  ==================  ==============================================================
+"""
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from jitfish.movegen._jit import array_tuple
+from jitfish.movegen.position import Variant
+from jitfish.movegen.spec import VariantSpec
+from jitfish.movegen.tables import CFG_ROYAL, set_bit
+
+__all__ = ["EvalTables", "eval_tables", "variant_weights", "derived_weights", "weights_file", "WEIGHTS_DIR"]
+
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+(P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
+ P_MOPUP, P_MOPUP_MARGIN) = range(8)
+
+PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
+              "king_attack", "passed"}
+TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "mopup",
+            "mopup_margin", "pieces"}
+
+
+EvalTables = array_tuple("EvalTables", """
+    psq:i2 psq_eg:i2 passed:i2 value:i1 mobility:i1 katt:i1 phase_w:i1 front:u3 zone:u2 shield:u3
+    near:i1 params:i1
+""")
+
+
+def _read_weights(path: Path, seen: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A weight file with its ``inherits`` chain resolved (a parent is looked for beside the
+    file, then among the shipped weights)."""
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path.name}: not valid TOML: {exc}") from None
+    parent = data.pop("inherits", "")
+    unknown = set(data) - TOP_KEYS
+    if unknown:
+        raise ValueError(f"{path.name}: unknown keys {sorted(unknown)}")
+    if not parent:
+        return data
+    if parent in seen:
+        raise ValueError(f"{path.name}: inherits forms a cycle")
+    parent_path = next((p for p in (path.parent / f"{parent}.weights.toml", path.parent / f"{parent}.toml",
+                                    WEIGHTS_DIR / f"{parent}.toml") if p.exists() and p != path), None)
+    if parent_path is None:
+        raise ValueError(f"{path.name}: inherits {parent!r}, but there are no weights of that name")
+    base = _read_weights(parent_path, seen + (path.stem,))
+    pieces = {k: dict(v) for k, v in base.get("pieces", {}).items()}
+    for k, v in data.get("pieces", {}).items():
+        pieces.setdefault(k, {}).update(v)
+    base.update({k: v for k, v in data.items() if k != "pieces"})
+    base["pieces"] = pieces
+    return base
+
+
+def _weights(name: str) -> dict[str, Any]:
+    """The shipped weight file of a variant (ValueError when there is none)."""
+    path = WEIGHTS_DIR / f"{name}.toml"
+    if not path.exists():
+        raise ValueError(f"no evaluation weights for {name!r} (expected {path})")
+    return _read_weights(path)
+
+
+def weights_file(spec: VariantSpec) -> Path | None:
+    """Where a variant's weights are: ``<name>.weights.toml`` beside its variant file, else
+    ``eval/weights/<name>.toml``; None when neither exists (the weights are then derived)."""
+    beside = Path(spec.source).parent / f"{spec.name}.weights.toml" if spec.source else None
+    for path in (beside, WEIGHTS_DIR / f"{spec.name}.toml"):
+        if path is not None and path.exists():
+            return path
+    return None
+
+
+def derived_weights(variant: Variant) -> dict[str, Any]:
+    """First-guess weights from the pieces, for a variant without a weight file.
+
+    A piece's value grows with its mobility: the squares it reaches from an average square of
+    the empty board, a rider's k-th step counted with weight (2/3)^(k-1) as if a third of the
+    squares were taken (``value = 51 * mobility ** 1.107``, which gives chess N 320, B 350,
+    R 487, Q 901).  Pawn-like pieces are worth 100, the royal piece 0; riders get a mobility
+    weight, every piece a centre bonus, pawn-like pieces an advance bonus; where a side loses
+    when a piece type is gone (extinction of one type), standing attacked costs that piece.
+    """
+    spec = variant.spec
+    F, R = spec.files, spec.ranks
+    pieces: dict[str, dict[str, Any]] = {}
+    for p in spec.pieces:
+        if p.pawn:
+            pieces[p.letter] = {"value": 100, "centre": 3, "advance": 6, "passed": 4}
+            continue
+        if p.letter == spec.royal:
+            pieces[p.letter] = {"value": 0, "centre": -6, "centre_eg": 8}
+            continue
+        total = 0.0
+        for s in range(F * R):
+            f, r = s % F, s // F
+            for comp in p.components:
+                if comp.initial:
+                    continue
+                for dx, dy in comp.vectors:
+                    k, x, y = 1, f + dx, r + dy
+                    while 0 <= x < F and 0 <= y < R and (comp.range_ == 0 or k <= comp.range_):
+                        total += (2 / 3) ** (k - 1) if comp.rider else 1.0
+                        if not comp.rider:
+                            break
+                        k, x, y = k + 1, x + dx, y + dy
+        mob = total / (F * R)
+        rider = any(c.rider for c in p.components)
+        pieces[p.letter] = {"value": int(round(51 * mob ** 1.107)), "centre": 4, "mobility": 3 if rider else 0,
+                            "king_attack": 2 if spec.royal else 0}
+    out: dict[str, Any] = {"tempo": 10, "pieces": pieces}
+    if spec.royal and spec.check:
+        out.update(pawn_shield=10, king_danger=1024, mopup=10, mopup_margin=300)
+    if len(spec.extinction) == 1 and spec.extinction != spec.royal:
+        out.update(safety_piece=spec.extinction, safety_penalty=150)
+    return out
+
+
+def variant_weights(variant: Variant) -> tuple[dict[str, Any], Path | None]:
+    """(weights, the file they came from); derived from the pieces when there is no file."""
+    path = weights_file(variant.spec)
+    if path is None:
+        return derived_weights(variant), None
+    return _read_weights(path), path
+
+
+_CACHE: dict[tuple[VariantSpec, str], EvalTables] = {}
+
+
+def eval_tables(variant: Variant) -> EvalTables:
+    """The evaluation arrays of a variant (built once per variant definition and process)."""
+    key = (variant.spec, variant.spec.source)
+    if key not in _CACHE:
+        _CACHE[key] = _build(variant)
+    return _CACHE[key]
+
+
+def _build(variant: Variant) -> EvalTables:
+    spec = variant.spec
+    tab = variant.tables
+    w, _path = variant_weights(variant)
+    F, R = spec.files, spec.ranks
+    T = len(spec.pieces)
+    psq = np.zeros((2 * T + 2, 128), np.int64)
+    psq_eg = np.zeros((2 * T + 2, 128), np.int64)
+    passed = np.zeros((2 * T + 2, 128), np.int64)
+    value = np.zeros(T, np.int64)
+    mobility = np.zeros(T, np.int64)
+    katt = np.zeros(T, np.int64)
+    phase_w = np.zeros(T, np.int64)
+    cx, cy = (F - 1) / 2, (R - 1) / 2
+    far = max(cx, cy)
+    royal = int(tab.cfg[CFG_ROYAL])
+    for t, p in enumerate(spec.pieces):
+        pw = w.get("pieces", {}).get(p.letter)
+        if pw is None:
+            raise ValueError(f"weights for {spec.name}: no entry for piece {p.letter}")
+        unknown = set(pw) - PIECE_KEYS
+        if unknown:
+            raise ValueError(f"weights for {spec.name}: pieces.{p.letter}: unknown keys {sorted(unknown)}")
+        if pw.get("passed") and not tab.pawnlike[t]:
+            raise ValueError(f"weights for {spec.name}: pieces.{p.letter}: passed is for pawn-like pieces")
+        value[t] = int(pw.get("value", 0))
+        mobility[t] = int(pw.get("mobility", 0))
+        katt[t] = int(pw.get("king_attack", 0))
+        if not tab.pawnlike[t] and t != royal:
+            phase_w[t] = value[t]
+        for s in range(F * R):
+            f, r = s % F, s // F
+            near = far - max(abs(f - cx), abs(r - cy))
+            for c in (0, 1):
+                sign = 1 if c == 0 else -1
+                rel = max(0, (r if c == 0 else R - 1 - r) - 1)
+                mg = pw.get("value", 0) + pw.get("centre", 0) * near + pw.get("advance", 0) * rel
+                eg = (pw.get("value_eg", pw.get("value", 0)) + pw.get("centre_eg", pw.get("centre", 0)) * near
+                      + pw.get("advance_eg", pw.get("advance", 0)) * rel)
+                psq[1 + 2 * t + c, s] = int(round(mg)) * sign
+                psq_eg[1 + 2 * t + c, s] = int(round(eg)) * sign
+                passed[1 + 2 * t + c, s] = int(pw.get("passed", 0)) * rel * (rel + 1) // 2 * sign
+    front = np.zeros((2, 128, 2), np.uint64)
+    zone = np.zeros((128, 2), np.uint64)
+    shield = np.zeros((2, 128, 2), np.uint64)
+    near_t = np.zeros(128, np.int64)
+    for s in range(F * R):
+        f, r = s % F, s // F
+        near_t[s] = min(f, F - 1 - f, r, R - 1 - r)
+        for df in (-1, 0, 1):
+            if not 0 <= f + df < F:
+                continue
+            for dr in (-1, 0, 1):
+                if 0 <= r + dr < R:
+                    set_bit(zone[s], (r + dr) * F + f + df)
+            for c, d in ((0, 1), (1, -1)):
+                if 0 <= r + d < R:
+                    set_bit(shield[c, s], (r + d) * F + f + df)
+                rr = r + d
+                while 0 <= rr < R:
+                    set_bit(front[c, s], rr * F + f + df)
+                    rr += d
+    params = np.zeros(16, np.int64)
+    params[P_TEMPO] = int(w.get("tempo", 0))
+    sp = w.get("safety_piece", "")
+    params[P_SAFETY_TYPE] = spec.letters.index(sp) if sp else -1
+    params[P_SAFETY_PENALTY] = int(w.get("safety_penalty", 0))
+    params[P_PHASE_TOTAL] = max(1, int((tab.start_count.sum(axis=0) * phase_w).sum()))
+    params[P_SHIELD] = int(w.get("pawn_shield", 0))
+    params[P_KING_DANGER] = int(w.get("king_danger", 0))
+    params[P_MOPUP] = int(w.get("mopup", 0))
+    params[P_MOPUP_MARGIN] = int(w.get("mopup_margin", 300))
+    return EvalTables(psq, psq_eg, passed, value, mobility, katt, phase_w, front, zone, shield,
+                      near_t, params)
+
