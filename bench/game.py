@@ -48,6 +48,9 @@ class MatchConfig:
     progress: bool | None = None  # None: when stderr is a terminal
     quiet: bool = False
     command: str = ""
+    seed: int | None = None  # the openings' seed (kept in the state file for --resume)
+    scheduler: str | None = None  # None: local threads; tcp://HOST:PORT or local:N: Dask (bench/cluster.py)
+    resume: bool = False  # continue the match of the PGN's state file
 
 
 class Player:

@@ -1,26 +1,31 @@
-"""The match: workers playing games from a queue, the tally, the SPRT and the final report.
+"""The match: work units handed to a scheduler, the tally, the SPRT and the final report.
 
-``Match.run()`` starts ``concurrency`` workers, each with its own two engine processes; the
-main thread writes the PGN, keeps the tally (with pair counts), the progress bar and the SPRT,
-and stops everything on a verdict, a fatal error or Ctrl-C.
+``Match.run()`` hands the games (one per unit on local threads, a pair per unit on a Dask
+cluster: ``scheduler.py``, ``cluster.py``) to a ``concurrent.futures.Executor``; the main thread
+records the games in game order, pair by pair (``_record``: the PGN, the tally with pair counts,
+the progress bar and the SPRT), keeps the state file of ``--resume`` beside the PGN, and stops
+everything on a verdict, a fatal error or Ctrl-C.
 """
 from __future__ import annotations
 
+import concurrent.futures as cf
 import math
-import queue
+import os
 import re
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
 
-from jitfish.movegen import Position, load_spec
-from jitfish.protocol.client import EngineError, MatchAborted
+from jitfish.protocol.client import MatchAborted
 
-from .game import FatalMatchError, MatchConfig, Player, play_game
+from .cluster import DaskScheduler
+from .game import FatalMatchError, MatchConfig
 from .games import GameRecord, Termination
-from .openings import Opening
 from .plot import plot_history, require_matplotlib
+from .scheduler import (
+    LocalScheduler, MatchState, fingerprint, record_from_json, record_to_json, state_path, warm_rules, work_units,
+)
 from .stats import EloEstimate, elo_pentanomial, elo_wdl, fmt_elo, fmt_elo_error, los
 
 __all__ = ["Tally", "Match"]
@@ -79,9 +84,9 @@ class Tally:
 
 
 class Match:
-    """Runs a match: workers (one per ``concurrency``), each with its own two engine processes,
-    take games from a queue; the main thread writes the PGN, keeps the tally, the progress bar
-    and the SPRT, and stops everything on a verdict, a fatal error or Ctrl-C."""
+    """Runs a match: a scheduler's workers, each with its own two engine processes, play the
+    work units; the main thread records every game once, in game order (the PGN, the tally, the
+    progress bar and the SPRT), and stops everything on a verdict, a fatal error or Ctrl-C."""
 
     def __init__(self, cfg: MatchConfig, out=None, err=None):
         if len(cfg.engines) != 2:
@@ -97,6 +102,10 @@ class Match:
         self.sprt_verdict: str | None = None
         self.llr: float | None = None
         self.fatal: str | None = None
+        self.state: MatchState | None = None  # the state file's contents (with --pgn)
+        self.resumed = False
+        self._ahead: dict[int, GameRecord] = {}  # finished games waiting for their pair's turn
+        self._next_pair = 0  # every pair before it is recorded
         self._log_lock = threading.Lock()
         self._log_fh = open(cfg.debug, "w", encoding="utf-8") if cfg.debug else None
         self._t0 = time.monotonic()
@@ -113,139 +122,178 @@ class Match:
     def _logger(self):
         return self._log if self._log_fh is not None else None
 
-    # -- set-up ------------------------------------------------------------------------------
-
-    def _warm_up(self) -> None:
-        """Compile the rules kernels in this process before any engine starts (engines that
-        import jitfish then load them from numba's cache instead of compiling them again)."""
-        pos = Position(self.cfg.variant)
-        for _ in range(2):
-            moves = pos.legal_moves()
-            if not moves:
-                break
-            m = moves[0]
-            pos.san(m, moves)
-            pos.push(m)
-        pos.outcome()
-        pos.fen()
-
-    def _start_first(self) -> list[Player]:
-        """Start both engines once (fail fast on a bad command or variant) and fix their names."""
-        players = []
-        for i, ec in enumerate(self.cfg.engines):
-            p = Player(ec, ec.name or ec.default_name(), self.cfg.variant, self.stop, self._logger(),
-                        self.cfg.start_timeout)
-            try:
-                eng = p.ensure()
-            except EngineError as exc:
-                for q in players:
-                    q.close()
-                raise FatalMatchError(f"engine {i + 1} ({ec.cmd}) cannot be started: {exc}") from None
-            p.name = ec.name or eng.own_name or ec.default_name()
-            players.append(p)
-        if players[0].name == players[1].name:
-            players[1].name += "-2"
-        for p in players:
-            p.engine.name = p.name
-        self.names = [p.name for p in players]
-        return players
-
     # -- running -----------------------------------------------------------------------------
+
+    def _scheduler(self):
+        if self.cfg.scheduler:
+            return DaskScheduler(self.cfg.scheduler)
+        return LocalScheduler(self.cfg.concurrency)
+
+    def _load_state(self) -> set[int]:
+        """The games already played (recorded, or finished ahead of their turn) when resuming;
+        sets up the tally, the PGN and ``self.state``."""
+        cfg = self.cfg
+        if not cfg.pgn:
+            if cfg.resume:
+                raise FatalMatchError("--resume needs the --pgn of the interrupted match")
+            return set()
+        path = state_path(cfg.pgn)
+        fp = fingerprint(cfg)
+        if not cfg.resume:
+            size = os.path.getsize(cfg.pgn) if os.path.exists(cfg.pgn) else 0
+            self.state = MatchState(fp, cfg.command, cfg.seed, cfg.games, pgn_start=size, pgn_size=size)
+            return set()
+        try:
+            st = MatchState.load(path)
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            raise FatalMatchError(f"--resume: cannot read the state file {path}: {exc}") from None
+        if st.fingerprint != fp:
+            raise FatalMatchError(f"--resume: {path} belongs to another match (engines, variant, games, limits, "
+                                  f"openings or seed differ): {st.command}")
+        # games written after the last saved state (a crash between the two) are played again
+        if os.path.exists(cfg.pgn) and os.path.getsize(cfg.pgn) > st.pgn_size:
+            with open(cfg.pgn, "r+b") as fh:
+                fh.truncate(st.pgn_size)
+        t = st.tally
+        if t:
+            self.tally = Tally(t["wins"], t["losses"], t["draws"], list(t["penta"]),
+                               {int(k): v for k, v in t["pending"].items()}, dict(t["terminations"]))
+        self.history = [tuple(h) for h in st.history]
+        self.llr, self.sprt_verdict = st.llr, st.verdict
+        self.state = st
+        self.resumed = True
+        played = set(range(min(cfg.games, 2 * st.next_pair)))
+        for k, d in st.ahead.items():
+            self._ahead[int(k)] = record_from_json(d)
+        return played | set(self._ahead)
+
+    def _save_state(self, pgn_fh) -> None:
+        st = self.state
+        if st is None:
+            return
+        if pgn_fh is not None:
+            st.pgn_size = pgn_fh.tell()
+        t = self.tally
+        st.tally = {"wins": t.wins, "losses": t.losses, "draws": t.draws, "penta": t.penta,
+                    "pending": {str(k): v for k, v in t.pending.items()}, "terminations": t.terminations}
+        st.history = [list(h) for h in self.history] if self.cfg.plot else []
+        st.llr, st.verdict = self.llr, self.sprt_verdict
+        st.next_pair = self._next_pair
+        st.ahead = {str(i): record_to_json(r) for i, r in sorted(self._ahead.items())}
+        st.finished = self.sprt_verdict is not None or 2 * self._next_pair >= self.cfg.games
+        st.save(state_path(self.cfg.pgn))
+
+    def _record_ready(self, pgn_fh, bar) -> bool:
+        """Record, in game order, every pair whose games have all arrived; True when one was."""
+        n_pairs = (self.cfg.games + 1) // 2
+        any_recorded = False
+        while self._next_pair < n_pairs and not self.sprt_verdict:
+            p = self._next_pair
+            idx = [i for i in (2 * p, 2 * p + 1) if i < self.cfg.games]
+            if not all(i in self._ahead for i in idx):
+                break
+            for i in idx:
+                if not self.sprt_verdict:  # nothing is counted after the SPRT's verdict
+                    self._record(self._ahead[i], pgn_fh, bar)
+            for i in idx:
+                del self._ahead[i]
+            self._next_pair += 1
+            any_recorded = True
+        return any_recorded
 
     def run(self) -> int:
         """Play the match; returns the exit status (0 done, 2 fatal error, 130 interrupted)."""
         cfg = self.cfg
         if cfg.plot:
             require_matplotlib()
-        self._warm_up()
-        first = self._start_first()
-        n_games = cfg.games
-        openings = cfg.openings or [Opening(load_spec(cfg.variant).start_fen)]
-        jobs: queue.Queue = queue.Queue()
-        for i in range(n_games):
-            jobs.put((i, openings[(i // 2) % len(openings)], i % 2))
-        results: queue.Queue = queue.Queue()
+        played = self._load_state()
+        self._next_pair = self.state.next_pair if self.state is not None else 0
+        if self.state is not None and self.state.finished and cfg.resume:
+            self.names = [self.state.names[0], self.state.names[1]] if self.state.names else self.names
+            print(f"The match of {cfg.pgn} is complete: nothing to resume", file=self.err)
+            return self._finish(0)
+        warm_rules(cfg.variant)
+        sched = self._scheduler()
+        try:
+            self.names = sched.open(self)
+        except BaseException:
+            sched.close(aborted=True)
+            raise
+        if self.state is not None:
+            self.state.names = list(self.names)
+        units = work_units(cfg, sched.games_per_unit, played)
         # appended, as cutechess-cli's -pgnout does: a second match never erases the first
         pgn_fh = open(cfg.pgn, "a", encoding="utf-8") if cfg.pgn else None
-        workers = []
-        n_workers = max(1, min(cfg.concurrency, n_games))
-        for w in range(n_workers):
-            players = first if w == 0 else [
-                Player(ec, first[i].name, cfg.variant, self.stop, self._logger(), cfg.start_timeout)
-                for i, ec in enumerate(cfg.engines)]
-            t = threading.Thread(target=self._worker, args=(players, jobs, results), daemon=True,
-                                 name=f"match-worker-{w}")
-            workers.append(t)
-        bar = self._bar(n_games)
+        bar = self._bar(cfg.games)
+        if bar is not None and self.tally.n:
+            bar.update(self.tally.n)
+        if self.resumed:
+            print(f"Resuming {cfg.pgn}: {self.tally.n} games recorded, {len(self._ahead)} finished ahead, "
+                  f"{sum(len(u) for u in units)} to play", file=self.err)
         status = 0
-        done_workers = 0
+        pending: set[cf.Future] = set()
         try:
-            for t in workers:
-                t.start()
-            while done_workers < len(workers):
-                try:
-                    kind, payload = results.get(timeout=0.2)
-                except queue.Empty:
-                    continue
-                if kind == "done":
-                    done_workers += 1
-                elif kind == "fatal":
-                    self.fatal = self.fatal or str(payload)
-                    self.stop.set()
-                elif kind == "game" and not (self.stop.is_set() and self.sprt_verdict):
-                    self._record(payload, pgn_fh, bar)
+            self._save_state(pgn_fh)
+            pending = {sched.submit(u) for u in units}
+            self._record_ready(pgn_fh, bar)
+            while pending and not self.stop.is_set():
+                done, pending = cf.wait(pending, timeout=0.2, return_when=cf.FIRST_COMPLETED)
+                arrived = False
+                for f in done:
+                    try:
+                        recs = f.result()
+                    except (MatchAborted, cf.CancelledError):
+                        continue
+                    except FatalMatchError as exc:
+                        self.fatal = self.fatal or str(exc)
+                        self.stop.set()
+                        continue
+                    except Exception as exc:  # a Dask worker that died too often (KilledWorker), ...
+                        self.fatal = self.fatal or f"{sched.where}: {type(exc).__name__}: {exc}"
+                        self.stop.set()
+                        continue
+                    for r in recs:  # keyed by game index: a game that comes twice is counted once
+                        if r.index >= 2 * self._next_pair and r.index not in self._ahead:
+                            self._ahead[r.index] = r
+                            arrived = True
+                if arrived:
+                    self._record_ready(pgn_fh, bar)
+                    self._save_state(pgn_fh)
         except KeyboardInterrupt:
             self.stop.set()
-            print("\nInterrupted: stopping the engines; unfinished games are not counted", file=self.err)
+            print("\nInterrupted: stopping the engines; unfinished games are not counted"
+                  + (f" (--resume continues from {state_path(cfg.pgn)})" if cfg.pgn else ""), file=self.err)
             status = 130
         finally:
+            aborted = self.stop.is_set()
             self.stop.set()
-            for t in workers:
-                t.join(timeout=15)
+            for f in pending:
+                f.cancel()
+            if aborted:
+                sched.abort()
+            sched.close(aborted=aborted)
             if bar is not None:
                 bar.close()
             if pgn_fh:
-                pgn_fh.close()
+                try:
+                    self._save_state(pgn_fh)
+                finally:
+                    pgn_fh.close()
             if self._log_fh:
                 self._log_fh.close()
         if self.fatal:
             print(f"Error: {self.fatal}", file=self.err)
             status = 2
+        return self._finish(status)
+
+    def _finish(self, status: int) -> int:
+        cfg = self.cfg
         self._report()
         if cfg.plot and self.history:
             plot_history(self.history, cfg.plot, self.names, cfg.sprt)
             print(f"Plot written to {cfg.plot}", file=self.out)
         print(self.tally.line(*self.names), file=self.out)
         return status
-
-    def _worker(self, players: list[Player], jobs: queue.Queue, results: queue.Queue) -> None:
-        try:
-            while not self.stop.is_set():
-                try:
-                    index, opening, white_engine = jobs.get_nowait()
-                except queue.Empty:
-                    break
-                try:
-                    rec = play_game(index, opening, players, white_engine, self.cfg, self.stop)
-                except MatchAborted:
-                    break
-                except FatalMatchError as exc:
-                    results.put(("fatal", exc))
-                    break
-                except Exception as exc:  # a bug here must not hang the match
-                    results.put(("fatal", f"internal error in game {index + 1}: {exc!r}"))
-                    break
-                results.put(("game", rec))
-        finally:
-            for p in players:
-                try:
-                    if self.stop.is_set():
-                        p.discard()  # aborted: engines may be mid-search, do not wait for them
-                    else:
-                        p.close()
-                except Exception:
-                    p.discard()
-            results.put(("done", None))
 
     def _bar(self, total: int):
         show = self.cfg.progress if self.cfg.progress is not None else self.err.isatty()

@@ -29,6 +29,7 @@ from .adjudication import Adjudication
 from .game import FatalMatchError, MatchConfig
 from .games import replay_pgn
 from .match import Match
+from .scheduler import MatchState, state_path
 from .openings import Opening, load_openings, random_opening
 from .stats import Sprt, SprtModel
 
@@ -124,7 +125,16 @@ def add_match_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--random-plies", type=int, default=0, metavar="K",
                    help="start each pair from K random plies ending in a balanced position (after --openings if given)")
     p.add_argument("--seed", type=int, default=None, help="seed for the openings (printed; default random)")
-    p.add_argument("--concurrency", "-j", type=int, default=1, help="games played at once")
+    p.add_argument("--concurrency", "-j", type=int, default=1,
+                   help="games played at once on local threads (without --scheduler)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT|local:N",
+                   help="play the game pairs on Dask workers (needs 'jitfish[cluster]'): the workers of a "
+                        "running 'dask scheduler' (any number of machines), or local:N for N local worker "
+                        "processes. The engine commands (and --variants files) must exist on every worker "
+                        "at the same paths; results, PGN and SPRT are gathered here")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the interrupted match of --pgn FILE from FILE.state.json (same arguments; "
+                        "the seed is taken from the state file): finished pairs are not played again")
     p.add_argument("--pgn", metavar="FILE", help="append the games to this PGN file (created if missing)")
     p.add_argument("--draw", metavar="SPEC", help="draw adjudication: movenumber=N,movecount=M,score=CP")
     p.add_argument("--resign", metavar="SPEC", help="resign adjudication: movecount=M,score=CP[,twosided=true]")
@@ -171,6 +181,8 @@ def _command_line(args: argparse.Namespace, seed: int | None) -> str:
         argv += ["--sprt-model", args.sprt_model]
     if args.concurrency != 1:
         argv += ["--concurrency", str(args.concurrency)]
+    if getattr(args, "scheduler", None):
+        argv += ["--scheduler", args.scheduler]
     if args.timemargin != 100:
         argv += ["--timemargin", format_seconds(args.timemargin)]
     if args.hang_timeout != 60:
@@ -211,7 +223,21 @@ def build_config(args: argparse.Namespace) -> MatchConfig:
     if args.concurrency < 1:
         raise ValueError("--concurrency must be >= 1")
     needs_seed = args.random_plies > 0 or args.openings_order == "random"
-    seed = args.seed if args.seed is not None else (secrets.randbelow(2**31) if needs_seed else None)
+    seed = args.seed
+    resume = getattr(args, "resume", False)
+    scheduler = getattr(args, "scheduler", None)
+    if resume:
+        if not args.pgn:
+            raise ValueError("--resume needs the --pgn FILE of the interrupted match")
+        if seed is None:  # the interrupted run's seed: the same openings
+            try:
+                seed = MatchState.load(state_path(args.pgn)).seed
+            except (OSError, ValueError, TypeError) as exc:
+                raise ValueError(f"--resume: cannot read {state_path(args.pgn)}: {exc}") from None
+    if scheduler and not (scheduler.startswith("local:") or "://" in scheduler):
+        raise ValueError(f"bad --scheduler {scheduler!r}: give tcp://HOST:PORT or local:N")
+    if seed is None and needs_seed:
+        seed = secrets.randbelow(2**31)
     pairs = (games + 1) // 2
     rng = random.Random(seed)
     bases: list[str | None]
@@ -244,7 +270,8 @@ def build_config(args: argparse.Namespace) -> MatchConfig:
         adjudication=Adjudication.build(args.draw, args.resign, args.maxmoves), sprt=sprt,
         timemargin=args.timemargin / 1000.0, hang_timeout=args.hang_timeout,
         start_timeout=args.start_timeout, event=args.event, debug=args.debug, plot=args.plot,
-        progress=args.progress, quiet=args.quiet, command=_command_line(args, seed))
+        progress=args.progress, quiet=args.quiet, command=_command_line(args, seed), seed=seed,
+        scheduler=scheduler, resume=resume)
 
 
 def run_match(args: argparse.Namespace) -> int:
