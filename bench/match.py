@@ -12,6 +12,7 @@ import concurrent.futures as cf
 import math
 import os
 import re
+import signal
 import sys
 import threading
 import time
@@ -106,6 +107,8 @@ class Match:
         self.resumed = False
         self._ahead: dict[int, GameRecord] = {}  # finished games waiting for their pair's turn
         self._next_pair = 0  # every pair before it is recorded
+        self._critical = False
+        self._interrupted = False
         self._log_lock = threading.Lock()
         self._log_fh = open(cfg.debug, "w", encoding="utf-8") if cfg.debug else None
         self._t0 = time.monotonic()
@@ -192,14 +195,28 @@ class Match:
             idx = [i for i in (2 * p, 2 * p + 1) if i < self.cfg.games]
             if not all(i in self._ahead for i in idx):
                 break
-            for i in idx:
-                if not self.sprt_verdict:  # nothing is counted after the SPRT's verdict
-                    self._record(self._ahead[i], pgn_fh, bar)
-            for i in idx:
-                del self._ahead[i]
-            self._next_pair += 1
+            self._critical = True  # a Ctrl-C waits until the pair and its state are written
+            try:
+                for i in idx:
+                    if not self.sprt_verdict:  # nothing is counted after the SPRT's verdict
+                        self._record(self._ahead[i], pgn_fh, bar)
+                for i in idx:
+                    del self._ahead[i]
+                self._next_pair += 1
+                self._save_state(pgn_fh)
+            finally:
+                self._critical = False
             any_recorded = True
+            if self._interrupted:
+                raise KeyboardInterrupt
         return any_recorded
+
+    def _on_signal(self, signum, frame) -> None:
+        """SIGINT and SIGTERM: stop the match, but never between the games of a pair and the
+        state file that counts them."""
+        self._interrupted = True
+        if not self._critical:
+            raise KeyboardInterrupt
 
     def run(self) -> int:
         """Play the match; returns the exit status (0 done, 2 fatal error, 130 interrupted)."""
@@ -232,6 +249,10 @@ class Match:
                   f"{sum(len(u) for u in units)} to play", file=self.err)
         status = 0
         pending: set[cf.Future] = set()
+        old_handlers = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                old_handlers[sig] = signal.signal(sig, self._on_signal)
         try:
             self._save_state(pgn_fh)
             pending = {sched.submit(u) for u in units}
@@ -256,15 +277,16 @@ class Match:
                         if r.index >= 2 * self._next_pair and r.index not in self._ahead:
                             self._ahead[r.index] = r
                             arrived = True
-                if arrived:
-                    self._record_ready(pgn_fh, bar)
-                    self._save_state(pgn_fh)
+                if arrived and not self._record_ready(pgn_fh, bar):
+                    self._save_state(pgn_fh)  # games finished ahead of their turn are kept too
         except KeyboardInterrupt:
             self.stop.set()
             print("\nInterrupted: stopping the engines; unfinished games are not counted"
                   + (f" (--resume continues from {state_path(cfg.pgn)})" if cfg.pgn else ""), file=self.err)
             status = 130
         finally:
+            for sig, h in old_handlers.items():
+                signal.signal(sig, h)
             aborted = self.stop.is_set()
             self.stop.set()
             for f in pending:
@@ -275,10 +297,9 @@ class Match:
             if bar is not None:
                 bar.close()
             if pgn_fh:
-                try:
-                    self._save_state(pgn_fh)
-                finally:
-                    pgn_fh.close()
+                # no state saved here: the last one was saved at a pair's end (a Ctrl-C in the
+                # middle of a pair leaves its first game past the state's PGN size: --resume cuts it)
+                pgn_fh.close()
             if self._log_fh:
                 self._log_fh.close()
         if self.fatal:

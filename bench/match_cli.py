@@ -288,12 +288,14 @@ def run_match(args: argparse.Namespace) -> int:
         print(f"Error: {exc}", file=sys.stderr)
         return 2
     print(f"# {cfg.command}", flush=True)
-    old_term = None
+    old_term = old_int = None
     if threading.current_thread() is threading.main_thread():
         def on_term(signum, frame):
             raise KeyboardInterrupt
 
         old_term = signal.signal(signal.SIGTERM, on_term)  # SIGTERM stops the match as Ctrl-C does
+        # SIGINT too, even when the shell started us with it ignored (a background job)
+        old_int = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return Match(cfg).run()
     except FatalMatchError as exc:
@@ -305,3 +307,5 @@ def run_match(args: argparse.Namespace) -> int:
     finally:
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
+        if old_int is not None:
+            signal.signal(signal.SIGINT, old_int)

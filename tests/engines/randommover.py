@@ -1,11 +1,13 @@
 """A random legal mover for every jitfish variant, speaking CECP v2 or UCI: the test engine of
 ``jitfish match`` (and the model of the misbehaving test engines, which are this with a flag).
 
-    python3 randommover.py [--proto xboard|uci] [--seed N] [--no-setboard] [--greedy]
+    python3 randommover.py [--proto xboard|uci] [--seed N] [--deterministic] [--no-setboard] [--greedy]
                            [--illegal-at N] [--crash-at N] [--hang-at N] [--resign-at N]
                            [--claim-at N] [--reject-at N] [--name NAME]
 
-``--greedy`` plays a move that wins at once when there is one. The ``--X-at N`` flags misbehave
+``--greedy`` plays a move that wins at once when there is one. ``--deterministic`` draws each
+move from a generator seeded by the position (and ``--seed``), so a game depends only on its
+opening, whichever process plays it and whatever it played before (tests of ``--resume``). The ``--X-at N`` flags misbehave
 at the engine's N-th move of a game (counting from 1): play an illegal move, exit with code 3,
 stop answering for good (``--hang-at 0``: never answer anything, not even the handshake), resign,
 claim a false draw, or answer the opponent's (legal) move with ``Illegal move``.
@@ -20,6 +22,7 @@ import os
 import random
 import sys
 import time
+import zlib
 
 VARIANTS = ("chess", "courier", "modcourier", "modcourier2", "modcourier3", "cowsandbutterflies",
             "cowsandbutterflies-reversed", "cleopatra")
@@ -90,7 +93,10 @@ class Mover:
                 pos.pop()
                 if verdict and verdict[0] == me:
                     return pos.move_name(m)
-        return pos.move_name(moves[self.rng.randrange(len(moves))])
+        rng = self.rng
+        if self.args.deterministic:
+            rng = random.Random(zlib.crc32(f"{self.args.seed or 0} {pos.fen()}".encode()))
+        return pos.move_name(moves[rng.randrange(len(moves))])
 
     def illegal_move(self):
         """A move from one of our pieces onto another of ours: never legal."""
@@ -325,6 +331,7 @@ def main(argv=None, **defaults) -> None:
     ap.add_argument("--name")
     ap.add_argument("--no-setboard", action="store_true")
     ap.add_argument("--greedy", action="store_true")
+    ap.add_argument("--deterministic", action="store_true")
     for word in ("illegal", "crash", "hang", "resign", "claim", "reject"):
         ap.add_argument(f"--{word}-at", type=int)
     ap.set_defaults(**defaults)
