@@ -159,9 +159,6 @@ class DaskScheduler:
     def submit(self, jobs: tuple[GameJob, ...]) -> cf.Future:
         return self.executor.submit(remote_play, self.key, self.wcfg, self.names, self.vfile, jobs)
 
-    def abort(self) -> None:
-        self._end(kill=True)
-
     def _end(self, kill: bool) -> None:
         if self.client is None:
             return
@@ -171,6 +168,8 @@ class DaskScheduler:
             pass
 
     def close(self, aborted: bool) -> None:
+        """Cancel the units not started, stop the games in play when aborted, close the engines
+        on every worker, and the client (and a local:N cluster)."""
         if self.client is None:
             return
         try:

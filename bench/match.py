@@ -228,6 +228,8 @@ class Match:
         if self.state is not None and self.state.finished and cfg.resume:
             self.names = [self.state.names[0], self.state.names[1]] if self.state.names else self.names
             print(f"The match of {cfg.pgn} is complete: nothing to resume", file=self.err)
+            if self._log_fh:
+                self._log_fh.close()
             return self._finish(0)
         warm_rules(cfg.variant)
         sched = self._scheduler()
@@ -291,9 +293,7 @@ class Match:
             self.stop.set()
             for f in pending:
                 f.cancel()
-            if aborted:
-                sched.abort()
-            sched.close(aborted=aborted)
+            sched.close(aborted=aborted)  # aborted: the games in play are stopped, their engines killed
             if bar is not None:
                 bar.close()
             if pgn_fh:

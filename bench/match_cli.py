@@ -99,6 +99,9 @@ def add_match_parser(sub) -> argparse.ArgumentParser:
                "      --pgn out.pgn --engine cmd=fairymax --engine cmd=jitfish,option.Hash=64\n"
                "  jitfish match --variants ./shatranj.toml --variant shatranj --engine cmd=jitfish \\\n"
                "      --engine cmd=fairy-stockfish,proto=uci --rounds 10\n"
+               "  jitfish match --scheduler tcp://10.0.0.1:8786 --rounds 500 --pgn big.pgn --engine cmd=/opt/new/jitfish \\\n"
+               "      --engine cmd=/opt/old/jitfish    # on Dask workers: the engines must exist on every worker\n"
+               "  jitfish match ... --pgn big.pgn --resume    # after a Ctrl-C or a crash: the missing games only\n"
                "  jitfish match --replay out.pgn\n\n"
                "A variant from --variants FILE is handed to every engine with a VariantPath option\n"
                "(jitfish, Fairy-Stockfish) before the game; other engines must know it already.")

@@ -203,10 +203,9 @@ class LocalScheduler:
     def submit(self, jobs: tuple[GameJob, ...]) -> cf.Future:
         return self.executor.submit(play_jobs, self.pool, jobs)
 
-    def abort(self) -> None:
-        pass  # the pool's stop event is the match's: the threads stop at their next move
-
     def close(self, aborted: bool) -> None:
+        """Wait for the threads (the pool's stop event is the match's: when the match is aborted
+        they stop at their next move) and close the engines, or kill them when aborted."""
         if self.executor is not None:
             self.executor.shutdown(wait=True, cancel_futures=True)
         if self.pool is not None:

@@ -4,7 +4,8 @@
 
 1. Self-play: ``--games`` games from random balanced openings (``--opening-plies`` random
    legal plies from the start, seeded), each move searched with ``--nodes`` nodes, played
-   to the variant's verdict or adjudicated as a draw at ``--max-plies``.
+   to the variant's verdict or adjudicated as a draw at ``--max-plies``; in this process, or on
+   the Dask workers of ``--scheduler tcp://HOST:PORT`` (or ``local:N``), with the same games.
 2. Positions: every position after the opening where the side to move is not in check,
    labelled with the game's result (1, 0.5, 0 from White's side).
 3. Fit: the full static evaluation (``Engine.static_eval``, every term of the tapered
@@ -27,8 +28,10 @@ node limit per move, a seeded opening), so a run is reproducible from its comman
 from __future__ import annotations
 
 import argparse
+import concurrent.futures as cf
 import random
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -37,38 +40,92 @@ from tqdm import tqdm
 from jitfish.engine import Engine, Limits
 from jitfish.eval import eval_tables
 from jitfish.eval import tables as evtables
-from jitfish.movegen import Position, load_spec, load_variant
+from jitfish.movegen import Position, add_variant_path, load_spec, load_variant, variant_names
+from jitfish.movegen.spec import is_shipped, variant_file
+
+from .cluster import connect
 
 
-def self_play(variant: str, games: int, nodes: int, opening_plies: int, max_plies: int, seed: int):
-    """(FEN, result from White's side) of every quiet position after the opening."""
+def selfplay_openings(variant: str, games: int, opening_plies: int, seed: int) -> list[tuple[str, ...]]:
+    """The random opening of every game, drawn in game order from one generator seeded by
+    ``seed`` (the draws of the games played one after the other: the same openings)."""
     rng = random.Random(seed)
-    eng = Engine(hash_mb=8)
-    samples: list[tuple[str, float]] = []
-    ends = {"1-0": 0, "0-1": 0, "draw": 0, f"draw at {max_plies} plies": 0}
-    for _ in tqdm(range(games), desc=f"self-play {variant}", unit="game", file=sys.stderr):
+    out = []
+    for _ in range(games):
         pos = Position(variant)
-        eng.new_game()
+        line = []
         for _ in range(opening_plies):
             moves = pos.legal_moves()
             if not moves or pos.outcome():
                 break
-            pos.push(rng.choice(moves))
-        seen = []
-        result = 0.5
-        while True:
-            out = pos.outcome()
-            if out is not None:
-                result = {"1-0": 1.0, "0-1": 0.0}.get(out[0], 0.5)
-                ends[out[0] if out[0] in ends else "draw"] += 1
-                break
-            if len(pos.history) >= max_plies:
-                ends[f"draw at {max_plies} plies"] += 1
-                break
-            if not pos.is_check():
-                seen.append(pos.fen())
-            res = eng.search(pos, Limits(nodes=nodes))
-            pos.push(res.best)
+            m = rng.choice(moves)
+            line.append(pos.move_name(m))
+            pos.push(m)
+        out.append(tuple(line))
+    return out
+
+
+_ENGINES: dict[int, Engine] = {}  # one search engine per thread of this process, kept between games
+
+
+def selfplay_game(variant: str, opening: tuple[str, ...], nodes: int, max_plies: int,
+                  vfile: str | None = None) -> tuple[list[str], float, str]:
+    """One self-play game from ``opening``: (FENs of its quiet positions, result from White's
+    side, how it ended). Deterministic: a node limit per move, cleared tables per game; runs
+    wherever it is sent (a Dask worker: a user's variant file ``vfile`` at the same path)."""
+    if vfile and variant not in variant_names():
+        add_variant_path(vfile)
+    eng = _ENGINES.get(threading.get_ident())
+    if eng is None:
+        eng = _ENGINES[threading.get_ident()] = Engine(hash_mb=8)
+    pos = Position(variant)
+    eng.new_game()
+    for mv in opening:
+        pos.push(mv)
+    seen = []
+    while True:
+        out = pos.outcome()
+        if out is not None:
+            return seen, {"1-0": 1.0, "0-1": 0.0}.get(out[0], 0.5), out[0] if out[0] in ("1-0", "0-1") else "draw"
+        if len(pos.history) >= max_plies:
+            return seen, 0.5, f"draw at {max_plies} plies"
+        if not pos.is_check():
+            seen.append(pos.fen())
+        res = eng.search(pos, Limits(nodes=nodes))
+        pos.push(res.best)
+
+
+def self_play(variant: str, games: int, nodes: int, opening_plies: int, max_plies: int, seed: int,
+              scheduler: str | None = None):
+    """(FEN, result from White's side) of every quiet position after the opening, the games in
+    order. ``scheduler`` (``tcp://HOST:PORT`` or ``local:N``) plays them on Dask workers; the
+    samples are the same as in this process."""
+    openings = selfplay_openings(variant, games, opening_plies, seed)
+    ends = {"1-0": 0, "0-1": 0, "draw": 0, f"draw at {max_plies} plies": 0}
+    results: list = [None] * games
+    bar = tqdm(total=games, desc=f"self-play {variant}", unit="game", file=sys.stderr)
+    if scheduler is None:
+        for g, op in enumerate(openings):
+            results[g] = selfplay_game(variant, op, nodes, max_plies)
+            bar.update(1)
+    else:
+        client, cluster = connect(scheduler)
+        try:
+            ex = client.get_executor(pure=False)
+            vfile = None if is_shipped(variant) else str(variant_file(variant))
+            futures = {ex.submit(selfplay_game, variant, op, nodes, max_plies, vfile): g
+                       for g, op in enumerate(openings)}
+            for f in cf.as_completed(futures):  # a game lost with its worker is played again by Dask
+                results[futures[f]] = f.result()
+                bar.update(1)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    bar.close()
+    samples: list[tuple[str, float]] = []
+    for seen, result, end in results:
+        ends[end] += 1
         samples += [(fen, result) for fen in seen]
     # many adjudicated draws mean the labels say more about how weakly the games were played
     # than about the material: a side that cannot convert a piece makes the piece look cheap
@@ -193,6 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--opening-plies", type=int, default=6)
     ap.add_argument("--max-plies", type=int, default=300, help="adjudicate a draw after this many plies")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--scheduler", metavar="tcp://HOST:PORT|local:N",
+                    help="play the self-play games on Dask workers (needs 'jitfish[cluster]'; jitfish installed "
+                         "on every worker): the same games and samples as in one process")
     ap.add_argument("--max-change", type=float, default=0.3, help="largest relative change of a value (default 0.3)")
     ap.add_argument("--write", action="store_true", help="store the fitted values in the weights file")
     ap.add_argument("--save", type=Path, metavar="FILE", help="write the labelled positions to FILE")
@@ -206,7 +266,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"Error: {e}", file=sys.stderr)
             return 1
     else:
-        samples = self_play(args.variant, args.games, args.nodes, args.opening_plies, args.max_plies, args.seed)
+        try:
+            samples = self_play(args.variant, args.games, args.nodes, args.opening_plies, args.max_plies, args.seed,
+                                args.scheduler)
+        except ValueError as e:
+            print(f"Error: {e}", file=sys.stderr)
+            return 1
     if not samples:
         print("Error: no positions collected", file=sys.stderr)
         return 1

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from jitfish.bench.scheduler import MatchState, state_path, warm_rules
+from jitfish.bench.tune import self_play
 from jitfish.movegen.pgn import read_pgn
 
 ENGINES = Path(__file__).resolve().parent / "engines"
@@ -244,3 +245,11 @@ def test_resume_refuses_another_match(tmp_path, capsys):
     os.remove(state_path(str(pgn)))
     rc = cli.main(["match", *MATCH_ARGS, "--games", "2", "--pgn", str(pgn), "--resume"])
     assert rc == 2 and "cannot read" in capsys.readouterr().err
+
+
+def test_tuner_self_play_on_the_cluster_gives_the_same_samples(cluster):
+    """``python -m jitfish.bench.tune --scheduler``: the same openings and games on the workers as
+    in this process (a node limit per move, tables cleared per game)."""
+    here = self_play("courier", 3, 200, 4, 24, 5)
+    there = self_play("courier", 3, 200, 4, 24, 5, scheduler=cluster.address)
+    assert here and there == here
