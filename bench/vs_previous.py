@@ -60,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sprt", default="-10,0,0.05,0.05", help="elo0,elo1,alpha,beta (default: non-regression)")
     ap.add_argument("--maxmoves", type=int, default=200, help="draw adjudicated after this many moves")
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--scheduler", metavar="tcp://HOST:PORT|local:N",
+                    help="play on Dask workers (jitfish match --scheduler; --out must be on a path every worker sees)")
     ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "jitfish-vs-previous")
     args = ap.parse_args(argv)
     jitfish = shutil.which("jitfish")
@@ -73,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
                f"--sprt={args.sprt}", "--no-progress", "--pgn", str(args.out / f"{v}.pgn"),
                "--engine", f"cmd={jitfish},name=jitfish-new",
                "--engine", f"cmd={prev},name=jitfish-{args.commit}"]
+        if args.scheduler:
+            cmd += ["--scheduler", args.scheduler]
         res = subprocess.run(cmd, capture_output=True, text=True)
         (args.out / f"{v}.out").write_text(res.stdout + res.stderr)
         sprt = [ln for ln in res.stdout.splitlines() if ln.startswith("SPRT")]
