@@ -28,9 +28,9 @@ import hashlib
 import json
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from jitfish.movegen import Position, load_spec
 from jitfish.protocol.client import EngineError, MatchAborted
@@ -278,6 +278,6 @@ class MatchState:
         os.replace(tmp, path)  # atomic: a crash leaves the old state or the new one
 
     @classmethod
-    def load(cls, path: Path) -> "MatchState":
+    def load(cls, path: Path) -> MatchState:
         d = json.loads(path.read_text())
         return cls(**{f.name: d[f.name] for f in dataclasses.fields(cls) if f.name in d})
