@@ -253,3 +253,24 @@ def test_tuner_self_play_on_the_cluster_gives_the_same_samples(cluster):
     here = self_play("courier", 3, 200, 4, 24, 5)
     there = self_play("courier", 3, 200, 4, 24, 5, scheduler=cluster.address)
     assert here and there == here
+
+
+def test_resume_of_a_local_match_terminated_mid_match(tmp_path):
+    """--resume needs no cluster: local threads, stopped by SIGTERM, with an odd number of games
+    (the last pair has one game)."""
+    games = 11
+    common = [*MATCH_ARGS, "--games", str(games), "-j", "2", "--seed", "5"]
+    ref = tmp_path / "ref.pgn"
+    rc, ref_lines, err = watch(jitfish(*common, "--pgn", str(ref)))
+    assert rc == 0, err
+    pgn = tmp_path / "g.pgn"
+    proc = jitfish(*common, "--pgn", str(pgn))
+    rc, lines1, err = watch(proc, lambda n: n == 3 and proc.terminate())
+    assert rc == 130, err
+    st = MatchState.load(state_path(str(pgn)))
+    assert 2 <= 2 * st.next_pair < games and not st.finished
+    rc, lines2, err = watch(jitfish(*common, "--pgn", str(pgn), "--resume"))
+    assert rc == 0, err
+    assert not set(range(1, 2 * st.next_pair + 1)) & set(finished(lines2))
+    assert rounds(pgn) == list(range(1, games + 1))
+    assert score(lines2)[3] == games and stats(lines2) == stats(ref_lines)
