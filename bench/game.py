@@ -14,9 +14,19 @@ from typing import Sequence
 from jitfish.movegen import MoveError, Position
 from jitfish.movegen.position import COLOUR_NAMES as COLOUR
 from jitfish.protocol.client import (
-    Engine, EngineConfig, EngineCrashed, EngineError, EngineRejectedMove, EngineTimeout,
-    GoRequest, Limits, MatchAborted, SearchInfo, open_engine,
+    Engine,
+    EngineConfig,
+    EngineCrashed,
+    EngineError,
+    EngineRejectedMove,
+    EngineTimeout,
+    GoRequest,
+    Limits,
+    MatchAborted,
+    SearchInfo,
+    open_engine,
 )
+from jitfish.protocol.xboard import xboard_view
 
 from .adjudication import Adjudication, AdjudicationState
 from .games import GameRecord, MoveRecord, Termination
@@ -111,6 +121,7 @@ def play_game(index: int, opening: Opening, players: Sequence[Player], white_eng
     """Play one game; ``players[white_engine]`` has White. Faults lose the game and discard the
     faulty engine (it is restarted for the next game). Raises MatchAborted when ``stop`` is set."""
     white, black = players[white_engine], players[1 - white_engine]
+    xb_view = xboard_view(cfg.variant)
     by_side = (white, black)
     pos = Position(cfg.variant, opening.fen)
     start_fen = pos.fen()
@@ -202,7 +213,9 @@ def play_game(index: int, opening: Opening, players: Sequence[Player], white_eng
                             Termination.RULES_INFRACTION, True)
             return lose(side, f"{COLOUR[side]}'s engine gave no move", Termination.RULES_INFRACTION, True)
         try:
-            m = pos.parse_coordinates(reply.move)
+            # a CECP engine writes a promotion to a promoted form as XBoard does (c6d7+)
+            text = xb_view.read_move(pos, reply.move) if eng.protocol == "xboard" else reply.move
+            m = pos.parse_coordinates(text)
         except MoveError:
             return lose(side, f"{COLOUR[side]} makes an illegal move: {reply.move}", Termination.RULES_INFRACTION, True)
         name = pos.move_name(m)
