@@ -31,9 +31,14 @@ class BoardPublisher:
 
     def game(self, game_id, variant: str, fen: str, white: str, black: str, moves: list[str],
              result: str | None = None, reason: str = "") -> None:
-        """Queue one snapshot (moves in coordinates since ``fen``; ``result`` once it is over)."""
-        self._q.put({"game": str(game_id), "variant": variant, "fen": fen, "white": white, "black": black,
-                     "moves": list(moves), "result": result, "reason": reason})
+        """Queue one snapshot (moves in coordinates since ``fen``; ``result`` once it is over:
+        that last one is sent at once, so a match that ends right after still delivers it)."""
+        snap = {"game": str(game_id), "variant": variant, "fen": fen, "white": white, "black": black,
+                "moves": list(moves), "result": result, "reason": reason}
+        if result:
+            self._post(snap)
+        else:
+            self._q.put(snap)
 
     def update(self, rec) -> None:
         """A match's GameRecord (bench/games.py): ``index``, ``white``, ``black``, ``variant``,
@@ -66,11 +71,14 @@ class BoardPublisher:
                     break
                 latest[nxt["game"]] = nxt
             for snap in latest.values():
-                req = urllib.request.Request(self.url, data=json.dumps(snap).encode(),
-                                             headers={"Content-Type": "application/json"}, method="POST")
-                try:
-                    urllib.request.urlopen(req, timeout=self.timeout).read()
-                except OSError:
-                    pass  # no board listening: the match goes on
+                self._post(snap)
             if stop:
                 return
+
+    def _post(self, snap: dict) -> None:
+        req = urllib.request.Request(self.url, data=json.dumps(snap).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+        try:
+            urllib.request.urlopen(req, timeout=self.timeout).read()
+        except OSError:
+            pass  # no board listening: the match goes on

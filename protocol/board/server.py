@@ -25,7 +25,7 @@ from .game import BoardGame
 from .pieces import PICTURES
 from .session import JITFISH, EngineSpec, Hub, Session
 
-__all__ = ["build_app", "main", "parse_engine", "warm_up", "STATIC"]
+__all__ = ["build_app", "main", "parse_engine", "start_in_thread", "warm_up", "STATIC"]
 
 STATIC = Path(__file__).resolve().parent / "static"
 # the colours of static/pieces/*.svg (drawn White) and what they become for Black
@@ -145,6 +145,23 @@ def build_app(hub: Hub):
               Route("/api/publish", publish, methods=["POST"]), WebSocketRoute("/ws", ws_endpoint),
               Mount("/static", StaticFiles(directory=STATIC), name="static")]
     return Starlette(routes=routes)
+
+
+def start_in_thread(engines: list[EngineSpec] = (), pgn_files: list[str] = (), host: str = "127.0.0.1",
+                    port: int = 0, hash_mb: int = 16):
+    """Serve the board from a daemon thread of this process (tests, scripts): returns
+    (server, url); ``server.should_exit = True`` stops it."""
+    import uvicorn
+
+    hub = Hub(list(engines), [str(Path(p).resolve()) for p in pgn_files], hash_mb)
+    warm_up(hash_mb)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind((host, port))
+    server = uvicorn.Server(uvicorn.Config(build_app(hub), log_level="warning", ws="auto", lifespan="off"))
+    threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True).start()
+    while not server.started:
+        time.sleep(0.02)
+    return server, f"http://{host}:{sock.getsockname()[1]}/"
 
 
 def main(port: int = 8765, host: str = "127.0.0.1", browser: bool = True, engines: list[str] = (),

@@ -97,7 +97,8 @@ class Hub:
                 self.watch_order.remove(gid)
             self.watch_order.append(gid)
         moves = [str(m) for m in ev.get("moves", [])]
-        have = g.moves_played()
+        g.goto(len(g.line))  # a watcher may have stepped back
+        have = [n.name for n in g.line]
         if have != moves[:len(have)]:
             g.goto(0)
             del g.line[:]
@@ -191,6 +192,7 @@ class Session:
                 self.undo()
             elif kind == "goto":
                 self.cancel_search()
+                self._close_external()  # an engine process cannot take moves back: restart it
                 self.game.goto(int(msg.get("ply", 0)))
                 self.send_state()
             elif kind == "go":
@@ -229,7 +231,10 @@ class Session:
             self._load_pgn(msg)
             return
         self.mode = "play"
-        game = BoardGame(str(msg.get("variant") or "chess"), msg.get("fen") or None)
+        try:
+            game = BoardGame(str(msg.get("variant") or "chess"), msg.get("fen") or None)
+        except FenError as exc:
+            raise ValueError(f"bad FEN {msg.get('fen')!r}: {exc}") from None
         engine = str(msg.get("engine") or "")
         if engine in ("", "none", "human"):
             players = ["human", "human"]
@@ -335,7 +340,10 @@ class Session:
         self.send_state()
 
     def undo(self) -> None:
+        if self.mode == "watch":
+            raise MoveError("you are watching a match game: there is nothing to take back")
         self.cancel_search()
+        self._close_external()
         g = self.game
         plies = 1
         if self.mode == "play" and "human" in self.players and self.players != ["human", "human"]:

@@ -3,6 +3,7 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
+window.jitfishLog = [];
 let ws = null, st = null, sel = null, flipped = false, lastInfo = null, clockBase = null;
 const FILES = "abcdefghijklmnop";
 
@@ -30,6 +31,7 @@ function handle(msg) {
   if (msg.type === "state") {
     const first = !st || st.variant.name !== msg.variant.name;
     st = msg; sel = null;
+    window.jitfishLog.push({ fen: msg.fen, t: performance.now(), thinking: msg.thinking });  // for scripts: every position shown
     if (first && params.get("color") === "black" && msg.mode === "play" && !params.has("flip")) flipped = true;
     if (msg.type === "state" && !msg.thinking) lastInfo = lastInfo && msg.moves.length ? lastInfo : null;
     clockBase = { clock: msg.clock, at: performance.now() };
@@ -40,7 +42,7 @@ function handle(msg) {
     lastInfo = msg; renderAnalysis();
   } else if (msg.type === "error") {
     setError(msg.message);
-    if (!st) { $("fen").textContent = ""; drawEmpty(); }
+    if (!st) { $("fen").textContent = ""; drawEmpty(); $("setup-box").open = true; }
     sel = null; if (st) render();
   } else if (msg.type === "waiting") {
     $("notice").textContent = msg.message; setTimeout(() => send(setupMessage()), 1000);
@@ -110,6 +112,7 @@ function render() {
     b.appendChild(c);
   }
   $("fen").textContent = st.fen;
+  if (!window.jitfishFirstPaint) window.jitfishFirstPaint = performance.now();  // ms since navigation
   $("result").textContent = st.result ? `${st.result[0]} ${st.result[1]}` : "";
   $("title").textContent = `${v.name} \u2014 ${v.description}`;
   const names = st.names, tm = st.result ? -1 : st.turn;
@@ -147,7 +150,7 @@ function renderMoves() {
     const black = (i + st.start_turn) % 2 === 1;
     if (!li || !black) { li = document.createElement("li"); li.value = n; ol.appendChild(li); if (black) li.appendChild(document.createTextNode("\u2026 ")); }
     const s = document.createElement("span"); s.textContent = m.san; s.title = m.name + (m.comment ? ` {${m.comment}}` : "");
-    if (i + 1 === st.ply) s.className = "cur";
+    if (i + 1 === st.ply) { s.className = "cur"; setTimeout(() => s.scrollIntoView({ block: "nearest" }), 0); }
     s.addEventListener("click", () => send({ type: "goto", ply: i + 1 }));
     li.appendChild(s);
     if (black) n++;
