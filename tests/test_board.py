@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -29,6 +31,7 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from jitfish.protocol.board import BoardPublisher  # noqa: E402
 from jitfish.protocol.board.server import start_in_thread  # noqa: E402
+from jitfish.protocol.board.session import EngineSpec  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ART = ROOT / "artifacts" / "board"
@@ -60,7 +63,10 @@ def pgn_file(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def board(pgn_file):
-    server, url = start_in_thread(pgn_files=[str(pgn_file)])
+    mover = f"{sys.executable} {ROOT / 'tests' / 'engines' / 'randommover.py'} --proto xboard"
+    engines = [EngineSpec("random", mover), EngineSpec("crash", mover + " --crash-at 1"),
+               EngineSpec("hang", mover + " --hang-at 1")]
+    server, url = start_in_thread(engines, pgn_files=[str(pgn_file)])
     yield url
     server.should_exit = True
 
@@ -99,13 +105,17 @@ def wait_fen(drv, old: str, timeout: float = 10.0) -> str:
     return text(drv, "fen")
 
 
-def play(drv, pos: Position, m: int) -> None:
-    """Click the move's origin and destination (and its promotion choice)."""
+def play(drv, pos: Position, m: int, check_marks: bool = False) -> None:
+    """Click the move's origin and destination (and its promotion choice); with ``check_marks``
+    the destinations the page marks after the first click must be exactly the legal ones."""
     name = pos.move_name(m)
     files = pos.spec.files
     fr, to = K.move_from(m), K.move_to(m)
     sq = lambda s: "abcdefghijklmnop"[s % files] + str(s // files + 1)  # noqa: E731
     click(drv, sq(fr))
+    if check_marks:
+        marked = {e.get_attribute("data-square") for e in drv.find_elements(By.CSS_SELECTOR, ".sq.dest")}
+        assert marked == {sq(K.move_to(x)) for x in pos.legal_moves() if K.move_from(x) == fr}
     click(drv, sq(to))
     if K.move_promo(m):
         WebDriverWait(drv, 5).until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-piece]"))
@@ -154,7 +164,7 @@ def test_a_game_against_jitfish(board, browser, variant):
         m = rng.choice(pos.legal_moves())
         expect = children(fen, variant)
         seen = len(drv.execute_script("return window.jitfishLog"))
-        play(drv, pos, m)
+        play(drv, pos, m, check_marks=True)
         pos.push(m)
         after = pos.fen()
         assert after in expect
@@ -308,3 +318,65 @@ def test_a_match_watched_live(board, browser):
     WebDriverWait(drv, 5).until(lambda d: text(d, "fen") == pos.fen())
     WebDriverWait(drv, 5).until(lambda d: text(d, "result") == "1/2-1/2 adjudicated draw")
     shot(drv, "watch")
+
+
+def test_take_back_flip_and_download(board, browser):
+    drv = browser
+    open_page(drv, board, f"variant=courier&engine=jitfish&color=white&movetime={MOVETIME}")
+    start = text(drv, "fen")
+    click(drv, "b2")
+    click(drv, "b3")
+    WebDriverWait(drv, 5).until(lambda d: text(d, "fen").split()[1] == "w" and text(d, "fen") != start)
+    drv.find_element(By.ID, "undo").click()
+    WebDriverWait(drv, 5).until(lambda d: text(d, "fen") == start)
+    first = lambda d: d.find_element(By.CSS_SELECTOR, "[data-square]").get_attribute("data-square")  # noqa: E731
+    assert first(drv) == "a8"
+    drv.find_element(By.ID, "flip").click()
+    assert first(drv) == "l1"
+    click(drv, "b2")
+    click(drv, "b3")
+    WebDriverWait(drv, 5).until(lambda d: text(d, "fen").split()[1] == "w" and text(d, "fen") != start)
+    drv.find_element(By.ID, "download").click()
+    pgn = lambda d: d.find_element(By.ID, "pgn").get_attribute("value")  # noqa: E731
+    WebDriverWait(drv, 5).until(lambda d: "[Variant" in pgn(d))
+    assert '[Variant "courier"]' in pgn(drv) and "1. b3 " in pgn(drv)
+
+
+def test_another_engine_through_the_client(board, browser):
+    drv = browser
+    open_page(drv, board, "variant=modcourier&engine=random&color=black&movetime=200")
+    fen = text(drv, "fen")
+    if fen.split()[1] == "w":
+        fen = wait_fen(drv, fen)
+    assert fen in children(Position("modcourier").fen(), "modcourier")
+    pos = Position("modcourier", fen)
+    play(drv, pos, pos.legal_moves()[0])
+    pos.push(pos.legal_moves()[0])
+    WebDriverWait(drv, 8).until(lambda d: text(d, "fen") not in (fen, pos.fen()))
+    assert text(drv, "fen") in children(pos.fen(), "modcourier")
+
+
+@pytest.mark.parametrize("engine", ["crash", "hang"])
+def test_a_failing_engine_leaves_the_game(board, browser, engine):
+    drv = browser
+    open_page(drv, board, f"variant=chess&engine={engine}&color=white&movetime=200")
+    click(drv, "e2")
+    click(drv, "e4")
+    WebDriverWait(drv, 8).until(lambda d: "failed" in text(d, "error"))
+    pos = Position("chess")
+    pos.push("e2e4")
+    assert text(drv, "fen") == pos.fen()
+    shot(drv, f"engine-{engine}")
+
+
+def test_check_and_a_clock(board, browser):
+    drv = browser
+    fen = "4k3/8/8/8/8/8/4q3/4K3 w - - 0 1"
+    open_page(drv, board, f"variant=chess&fen={quote(fen)}&engine=jitfish&color=white&tc=30%2B1")
+    king = drv.find_element(By.CSS_SELECTOR, '[data-square="e1"]')
+    assert "check" in king.get_attribute("class")
+    assert re.search(r"\u23f1 0:(30|29)\.\d", text(drv, "player-bottom")), text(drv, "player-bottom")
+    click(drv, "e1")
+    click(drv, "e2")
+    WebDriverWait(drv, 5).until(lambda d: text(d, "result"))
+    assert "Insufficient material" in text(drv, "result")

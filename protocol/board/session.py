@@ -31,6 +31,7 @@ from .game import BoardGame
 __all__ = ["Session", "Hub", "EngineSpec", "parse_tc"]
 
 JITFISH = "jitfish"
+HANG_MARGIN = 3.0  # seconds past its time before an engine counts as hung
 
 
 class EngineSpec:
@@ -319,7 +320,7 @@ class Session:
         if self.thinking:
             raise MoveError(f"illegal move {text}: wait, {self.players[g.pos.turn]} is thinking")
         if self.mode == "play" and self.players[g.pos.turn] != "human":
-            raise MoveError(f"illegal move {text}: it is {self.players[g.pos.turn]}'s move (press Go)")
+            raise MoveError(f"illegal move {text}: it is {self.players[g.pos.turn]}'s move (press 'engine, move' to let it play)")
         self._play(text)
         await self.maybe_engine()
 
@@ -390,7 +391,7 @@ class Session:
             self._close_external()
             if token == self.token:
                 self.thinking = False
-                self.engine_error = f"{who} failed: {exc} (the game stays; press Go to try again)"
+                self.engine_error = f"{who} failed: {exc} (the game stays; press 'engine, move' to try again)"
                 self.send_state()
             return
         if token != self.token or g is not self.game:
@@ -403,7 +404,7 @@ class Session:
         try:
             self._play(move, f"{comment} {time.monotonic() - t0:.2f}s".strip())
         except MoveError as exc:
-            self.engine_error = f"{who} played a move the rules refuse: {exc} (the game stays; press Go to retry)"
+            self.engine_error = f"{who} played a move the rules refuse: {exc} (the game stays; press 'engine, move' to try again)"
             self._close_external()
             self.send_state()
             return
@@ -453,7 +454,7 @@ class Session:
                                                 depth=self.depth), g.start_fen)
             self._sent_start = g.start_fen
         wt, bt = self._limits_left()
-        budget = (self.movetime or 0) + 5.0 if self.movetime else (max(wt or 0, bt or 0) + 5.0 if wt else 120.0)
+        budget = self.movetime + HANG_MARGIN if self.movetime else (max(wt or 0, bt or 0) + HANG_MARGIN if wt else 120.0)
         reply = self.external.go(GoRequest(moves=g.moves_played(), side=g.pos.turn, wtime=wt, btime=bt,
                                            winc=self.inc, binc=self.inc, budget=budget))
         inf = reply.info
