@@ -7,10 +7,13 @@ README's pictures, docs/board/<variant>.png.
 """
 from __future__ import annotations
 
+import doctest
+import importlib
 import os
 import random
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -380,3 +383,34 @@ def test_check_and_a_clock(board, browser):
     click(drv, "e2")
     WebDriverWait(drv, 5).until(lambda d: text(d, "result"))
     assert "Insufficient material" in text(drv, "result")
+
+
+@pytest.mark.parametrize("name", ["jitfish.protocol.board.game", "jitfish.protocol.board.pieces"])
+def test_docstring_examples(name):
+    res = doctest.testmod(importlib.import_module(name))
+    assert res.attempted > 0 and res.failed == 0
+
+
+def test_the_command_and_a_piece_without_a_picture(browser):
+    """The real ``jitfish board`` command, with a user's variant file (Capablanca's archbishop and
+    chancellor have no picture: their letters in a hexagon)."""
+    proc = subprocess.Popen([sys.executable, "-m", "jitfish.cli", "board", "--no-browser", "--port", "0",
+                             "--variants", str(ROOT / "tests" / "variants" / "capablanca.toml")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("jitfish board: http://127.0.0.1:"), line + proc.stderr.read()
+        url = line.split()[2]
+        drv = browser
+        t0 = time.monotonic()
+        open_page(drv, url, "variant=capablanca")
+        assert time.monotonic() - t0 < 5
+        assert text(drv, "fen").startswith("rnabqkbcnr/pppppppppp/10/")
+        for square, letter in (("c1", "A"), ("h1", "C")):
+            fallback = drv.find_element(By.CSS_SELECTOR, f'[data-square="{square}"] .fallback')
+            assert fallback.text == letter and "white" in fallback.get_attribute("class")
+        assert "archbishop" in drv.find_element(By.CSS_SELECTOR, '[data-square="c8"] .fallback').get_attribute("title")
+        shot(drv, "fallback-capablanca")
+    finally:
+        proc.terminate()
+        proc.wait(10)

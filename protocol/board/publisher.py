@@ -7,7 +7,7 @@ never slows the match (a failed post is dropped; the next snapshot carries every
 
 >>> pub = BoardPublisher(8765)                                   # doctest: +SKIP
 >>> pub.game(1, "courier", START_FEN, "jitfish", "fairymax", ["g3f4"])   # doctest: +SKIP
->>> pub.update(game_record)   # anything with index, white, black, variant, start_fen, moves
+>>> pub.update(game_record)   # doctest: +SKIP
 """
 from __future__ import annotations
 
