@@ -30,11 +30,12 @@ class BoardPublisher:
         self._thread.start()
 
     def game(self, game_id, variant: str, fen: str, white: str, black: str, moves: list[str],
-             result: str | None = None, reason: str = "") -> None:
-        """Queue one snapshot (moves in coordinates since ``fen``; ``result`` once it is over:
+             result: str | None = None, reason: str = "", comments: list[str] | None = None) -> None:
+        """Queue one snapshot (moves in coordinates since ``fen``, each move's comment such as
+        ``+0.35/12 0.520s``; ``result`` once it is over:
         that last one is sent at once, so a match that ends right after still delivers it)."""
         snap = {"game": str(game_id), "variant": variant, "fen": fen, "white": white, "black": black,
-                "moves": list(moves), "result": result, "reason": reason}
+                "moves": list(moves), "result": result, "reason": reason, "comments": list(comments or [])}
         if result:
             self._post(snap)
         else:
@@ -46,7 +47,8 @@ class BoardPublisher:
         result = getattr(rec, "result", None)
         self.game(getattr(rec, "index", 0) + 1, rec.variant, rec.start_fen, rec.white, rec.black,
                   [getattr(m, "uci", m) for m in rec.moves],
-                  result if result and result != "*" else None, getattr(rec, "reason", "") or "")
+                  result if result and result != "*" else None, getattr(rec, "reason", "") or "",
+                  [getattr(m, "comment", "") for m in rec.moves])
 
     def close(self, wait: float = 2.0) -> None:
         """Send what is queued (up to ``wait`` seconds), then stop."""

@@ -104,9 +104,10 @@ class Hub:
             g.goto(0)
             del g.line[:]
             have = []
-        for text in moves[len(have):]:
+        comments = [str(c) for c in ev.get("comments", [])]
+        for i, text in enumerate(moves[len(have):], start=len(have)):
             try:
-                g.play(text)
+                g.play(text, comments[i] if i < len(comments) else "")
             except MoveError as exc:
                 problem = f"the match sent a move the rules refuse: {exc}"
                 break

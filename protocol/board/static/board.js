@@ -120,7 +120,7 @@ function render() {
   for (const [id, c] of [["player-top", top], ["player-bottom", bottom]]) {
     $(id).className = "player" + (tm === c ? " tomove" : "");
     $(id).dataset.colour = c;
-    $(id).textContent = `${c ? "Black" : "White"}: ${names[c]}`;
+    $(id).textContent = `${c ? "Black" : "White"}: ${names[c]}` + extinctionCount(c);
   }
   renderClocks();
   const who = st.players[st.turn];
@@ -130,6 +130,14 @@ function render() {
   $("changes").textContent = last ? describeChanges(last) : "";
   $("go").disabled = st.mode !== "play" || !!st.result || st.thinking;
   renderMoves(); renderAnalysis(); renderLegend();
+}
+
+function extinctionCount(colour) {
+  // Cows and Butterflies: how many Aces each side has left (counted from the board the server sent)
+  const ex = st.variant.extinction; if (!ex || st.variant.conversion) return "";
+  let n = 0;
+  for (const p of Object.values(st.board)) if (ex.includes(p.toUpperCase()) && (p === p.toUpperCase()) === !colour) n++;
+  return ` \u2014 ${ex.split("").map((l) => (pieceInfo(l) || {}).name || l).join("/")}s left: ${n}`;
 }
 
 function badge(sq, text) { const s = document.createElement("span"); s.className = "badge"; s.textContent = text; sq.appendChild(s); }
@@ -159,6 +167,9 @@ function renderMoves() {
 
 function renderAnalysis() {
   const a = $("analysis");
+  if (!lastInfo && st && st.mode !== "play" && st.ply > 0 && st.moves[st.ply - 1].comment) {
+    a.textContent = `${st.moves[st.ply - 1].san} {${st.moves[st.ply - 1].comment}}`; return;
+  }
   if (!lastInfo) { a.textContent = st && st.thinking ? "thinking\u2026" : "analysis: an engine's score, depth, nodes and line show here while it thinks"; return; }
   const i = lastInfo, sign = i.turn ? -1 : 1;
   const score = i.mate != null ? `mate in ${Math.abs(i.mate)} for ${(i.mate > 0) === !i.turn ? "White" : "Black"}`
@@ -186,7 +197,7 @@ function renderClocks() {
     if (!st.result && st.turn === c && st.mode === "play") t -= el / 1000;
     t = Math.max(0, t);
     const txt = `${Math.floor(t / 60)}:${String(Math.floor(t % 60)).padStart(2, "0")}.${Math.floor((t * 10) % 10)}`;
-    $(id).textContent = `${c ? "Black" : "White"}: ${st.names[c]}  \u23F1 ${txt}`;
+    $(id).textContent = `${c ? "Black" : "White"}: ${st.names[c]}${extinctionCount(c)}  \u23F1 ${txt}`;
   }
 }
 setInterval(renderClocks, 200);
