@@ -17,6 +17,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
@@ -35,6 +37,7 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 from jitfish.protocol.board import BoardPublisher  # noqa: E402
 from jitfish.protocol.board.server import start_in_thread  # noqa: E402
 from jitfish.protocol.board.session import EngineSpec  # noqa: E402
+from websockets.sync.client import connect  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ART = ROOT / "artifacts" / "board"
@@ -414,3 +417,19 @@ def test_the_command_and_a_piece_without_a_picture(browser):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_only_the_boards_own_page_drives_it(board):
+    """A page from another origin cannot open the websocket, nor post a game as plain text."""
+    ws_url = board.replace("http://", "ws://") + "ws"
+    with pytest.raises(Exception):
+        with connect(ws_url, origin="http://evil.example") as ws:
+            ws.send('{"type": "setup", "variant": "chess"}')
+            ws.recv(timeout=5)
+    with connect(ws_url, origin=board.rstrip("/")) as ws:
+        ws.send('{"type": "setup", "variant": "chess"}')
+        assert '"fen"' in ws.recv(timeout=5)
+    req = urllib.request.Request(board + "api/publish", data=b'{"game": "x"}', method="POST",
+                                 headers={"Content-Type": "text/plain"})
+    with pytest.raises(urllib.error.HTTPError):
+        urllib.request.urlopen(req, timeout=5)

@@ -17,6 +17,7 @@ import time
 import tomllib
 import webbrowser
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from jitfish.engine import Engine, Limits
 from jitfish.movegen import Position, variant_names
@@ -106,6 +107,10 @@ def build_app(hub: Hub):
                              "pgn": hub.pgn_summary(), "watch": hub.watch_order})
 
     async def publish(request):
+        # JSON only: a web page elsewhere cannot send that to this port without a CORS preflight,
+        # which is never answered
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return JSONResponse({"ok": False, "error": "send application/json"}, status_code=415)
         try:
             ev = json.loads(await request.body())
             problem = hub.publish(ev)
@@ -114,6 +119,10 @@ def build_app(hub: Hub):
         return JSONResponse({"ok": not problem, "error": problem})
 
     async def ws_endpoint(ws: WebSocket):
+        origin = ws.headers.get("origin")
+        if origin and urlsplit(origin).netloc != ws.headers.get("host"):
+            await ws.close(code=1008)  # only the board's own page may drive it
+            return
         await ws.accept()
         session = Session(hub, asyncio.get_running_loop())
         hub.sessions.add(session)
