@@ -433,3 +433,24 @@ def test_only_the_boards_own_page_drives_it(board):
                                  headers={"Content-Type": "text/plain"})
     with pytest.raises(urllib.error.HTTPError):
         urllib.request.urlopen(req, timeout=5)
+
+
+def test_new_game_from_a_fen_and_a_pasted_pgn(board, browser):
+    drv = browser
+    open_page(drv, board, "variant=chess")
+    drv.find_element(By.CSS_SELECTOR, "#setup-box summary").click()
+    drv.find_element(By.ID, "s-variant").send_keys("courier")
+    fen = "6k5/12/12/12/12/12/5P6/6K5 w - - 0 1"
+    drv.find_element(By.ID, "s-fen").send_keys(fen)
+    drv.find_element(By.ID, "start").click()
+    WebDriverWait(drv, 5).until(lambda d: text(d, "fen") == fen)
+    assert "variant=courier" in drv.current_url
+    drv.find_element(By.CSS_SELECTOR, "#setup-box summary").click()
+    drv.find_element(By.ID, "s-pgn-text").send_keys('[Variant "cleopatra"]\n\n1. e4 e5 2. Qh5 *')
+    drv.find_element(By.ID, "s-pgn-go").click()
+    WebDriverWait(drv, 5).until(lambda d: text(d, "status").startswith("replay"))
+    drv.find_element(By.ID, "last").click()
+    pos = Position("cleopatra")
+    for mv in ("e2e4", "e7e5", "d1h5"):
+        pos.push(mv)
+    WebDriverWait(drv, 5).until(lambda d: text(d, "fen") == pos.fen())
