@@ -30,6 +30,7 @@ from jitfish.movegen import kernels as K
 webdriver = pytest.importorskip("selenium.webdriver")
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
+from selenium.webdriver import ActionChains  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -454,3 +455,15 @@ def test_new_game_from_a_fen_and_a_pasted_pgn(board, browser):
     for mv in ("e2e4", "e7e5", "d1h5"):
         pos.push(mv)
     WebDriverWait(drv, 5).until(lambda d: text(d, "fen") == pos.fen())
+
+
+def test_a_move_by_drag(board, browser):
+    drv = browser
+    open_page(drv, board, "variant=modcourier2")
+    fen = text(drv, "fen")
+    src = drv.find_element(By.CSS_SELECTOR, '[data-square="b1"]')
+    dst = drv.find_element(By.CSS_SELECTOR, '[data-square="c3"]')
+    ActionChains(drv).click_and_hold(src).move_to_element(dst).release(dst).perform()
+    pos = Position("modcourier2")
+    pos.push("b1c3")
+    assert wait_fen(drv, fen) == pos.fen()

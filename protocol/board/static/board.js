@@ -4,6 +4,7 @@
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 window.jitfishLog = [];
+let dragFrom = null;
 let ws = null, st = null, sel = null, flipped = false, lastInfo = null, clockBase = null;
 const FILES = "abcdefghijklmnop";
 
@@ -103,6 +104,14 @@ function render() {
       if (conv.includes(name)) { sq.classList.add("converted"); badge(sq, "\u21c4"); }
       if (last && last.promoted && last.to === name) { sq.classList.add("promoted"); badge(sq, "\u2191"); }
       sq.addEventListener("click", () => clickSquare(name));
+      // drag: press on the origin, release on the destination (a plain click is handled above)
+      sq.addEventListener("mousedown", () => { dragFrom = name; });
+      sq.addEventListener("mouseup", () => {
+        const from = dragFrom; dragFrom = null;
+        if (!from || from === name) return;
+        if (sel !== from) { sel = null; clickSquare(from); }
+        if (sel === from) clickSquare(name);
+      });
       b.appendChild(sq);
     }
   }
