@@ -51,9 +51,6 @@ class BoardGame:
 
     # -- moves ---------------------------------------------------------------------------------
 
-    def _letter(self, sq: int) -> str | None:
-        return self.pos.piece_at(sq)
-
     def _note(self, m: Move) -> MoveNote:
         """Play ``m`` (legal) on ``self.pos`` and say what it changed."""
         pos, spec = self.pos, self.pos.spec
@@ -213,10 +210,4 @@ def _sq(name: str, files: int) -> int:
 def _looks_like_coordinates(text: str) -> bool:
     t = text.strip()
     return len(t) >= 4 and t[0].isalpha() and t[0].islower() and t[1].isdigit() and "x" not in t[:3]
-
-
-def reason_text(verdict: tuple[str, str] | None) -> str:
-    if verdict is None:
-        return ""
-    return f"{verdict[0]} {verdict[1]}"
 

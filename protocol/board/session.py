@@ -448,12 +448,10 @@ class Session:
             self._close_external()
             self.external = open_engine(EngineConfig(spec.cmd, name=name, proto=spec.proto), g.variant)
             self.external_name = name
-            wt, _ = self._limits_left()
             base = self.clock[0] if self.clock else 0.0
             self.external.new_game(ClientLimits(base=base, inc=self.inc if self.clock else 0.0,
                                                 movetime=None if self.clock else self.movetime,
                                                 depth=self.depth), g.start_fen)
-            self._sent_start = g.start_fen
         wt, bt = self._limits_left()
         budget = self.movetime + HANG_MARGIN if self.movetime else (max(wt or 0, bt or 0) + HANG_MARGIN if wt else 120.0)
         reply = self.external.go(GoRequest(moves=g.moves_played(), side=g.pos.turn, wtime=wt, btime=bt,
