@@ -58,6 +58,7 @@ class MatchConfig:
     progress: bool | None = None  # None: when stderr is a terminal
     quiet: bool = False
     command: str = ""
+    board: object | None = None  # a jitfish.protocol.board.BoardPublisher: games shown live on jitfish board
 
 
 class Player:
@@ -141,6 +142,8 @@ def play_game(index: int, opening: Opening, players: Sequence[Player], white_eng
     def finish(result: str, reason: str, termination: str, faulty: Player | None = None) -> GameRecord:
         rec.result, rec.reason, rec.termination = result, reason, termination
         rec.duration = time.monotonic() - t_start
+        if cfg.board is not None:
+            cfg.board.update(rec)
         if faulty is not None:
             faulty.discard()
         for p in by_side:
@@ -223,6 +226,8 @@ def play_game(index: int, opening: Opening, players: Sequence[Player], white_eng
         rec.moves.append(MoveRecord(name, san, _comment(reply.info, elapsed)))
         uci_moves.append(name)
         pos.push(m)
+        if cfg.board is not None:
+            cfg.board.update(rec)
         if clock[side] is not None:
             left = clock[side] - elapsed
             if left < -cfg.timemargin:  # late but the answer slipped in before the wait ended

@@ -23,6 +23,7 @@ from typing import Sequence
 
 from jitfish.movegen import VariantError, load_spec
 from jitfish.movegen.spec import is_shipped, variant_file
+from jitfish.protocol.board import BoardPublisher
 from jitfish.protocol.client import EngineConfig, Limits, format_seconds
 
 from .adjudication import Adjudication
@@ -135,6 +136,7 @@ def add_match_parser(sub) -> argparse.ArgumentParser:
                         "(default), normalized Elo or bayesian (fastchess), cutechess (cutechess-cli's BayesElo)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the Elo estimate and its error band (needs matplotlib)")
     p.add_argument("--debug", metavar="FILE", help="log every protocol line to this file")
+    p.add_argument("--board", metavar="PORT", type=int, help="show the games live on jitfish board --port PORT")
     p.add_argument("--event", default="jitfish match", help="PGN Event tag")
     prog = p.add_mutually_exclusive_group()
     prog.add_argument("--progress", dest="progress", action="store_true", default=None,
@@ -244,7 +246,8 @@ def build_config(args: argparse.Namespace) -> MatchConfig:
         adjudication=Adjudication.build(args.draw, args.resign, args.maxmoves), sprt=sprt,
         timemargin=args.timemargin / 1000.0, hang_timeout=args.hang_timeout,
         start_timeout=args.start_timeout, event=args.event, debug=args.debug, plot=args.plot,
-        progress=args.progress, quiet=args.quiet, command=_command_line(args, seed))
+        progress=args.progress, quiet=args.quiet, command=_command_line(args, seed),
+        board=BoardPublisher(args.board) if args.board else None)
 
 
 def run_match(args: argparse.Namespace) -> int:
