@@ -147,7 +147,8 @@ class DaskScheduler:
         self.client, self.cluster = connect(self.address)
         self.executor = self.client.get_executor(pure=False)
         # what a worker needs: no openings list (each unit carries its own), no local files
-        self.wcfg = dataclasses.replace(cfg, openings=[], debug=None, plot=None, pgn=None, progress=False)
+        self.wcfg = dataclasses.replace(cfg, openings=[], debug=None, plot=None, pgn=None, progress=False,
+                                        board=None)  # the board is shown the games as they are recorded
         self.vfile = None if is_shipped(cfg.variant) else str(variant_file(cfg.variant))
         try:
             self.names = self.executor.submit(remote_probe, self.key, self.wcfg, self.vfile).result()

@@ -14,9 +14,19 @@ from typing import Sequence
 from jitfish.movegen import MoveError, Position
 from jitfish.movegen.position import COLOUR_NAMES as COLOUR
 from jitfish.protocol.client import (
-    Engine, EngineConfig, EngineCrashed, EngineError, EngineRejectedMove, EngineTimeout,
-    GoRequest, Limits, MatchAborted, SearchInfo, open_engine,
+    Engine,
+    EngineConfig,
+    EngineCrashed,
+    EngineError,
+    EngineRejectedMove,
+    EngineTimeout,
+    GoRequest,
+    Limits,
+    MatchAborted,
+    SearchInfo,
+    open_engine,
 )
+from jitfish.protocol.xboard import xboard_view
 
 from .adjudication import Adjudication, AdjudicationState
 from .games import GameRecord, MoveRecord, Termination
@@ -51,6 +61,7 @@ class MatchConfig:
     seed: int | None = None  # the openings' seed (kept in the state file for --resume)
     scheduler: str | None = None  # None: local threads; tcp://HOST:PORT or local:N: Dask (bench/cluster.py)
     resume: bool = False  # continue the match of the PGN's state file
+    board: object | None = None  # a jitfish.protocol.board.BoardPublisher: games shown live on jitfish board
 
 
 class Player:
@@ -114,6 +125,7 @@ def play_game(index: int, opening: Opening, players: Sequence[Player], white_eng
     """Play one game; ``players[white_engine]`` has White. Faults lose the game and discard the
     faulty engine (it is restarted for the next game). Raises MatchAborted when ``stop`` is set."""
     white, black = players[white_engine], players[1 - white_engine]
+    xb_view = xboard_view(cfg.variant)
     by_side = (white, black)
     pos = Position(cfg.variant, opening.fen)
     start_fen = pos.fen()
@@ -133,6 +145,8 @@ def play_game(index: int, opening: Opening, players: Sequence[Player], white_eng
     def finish(result: str, reason: str, termination: str, faulty: Player | None = None) -> GameRecord:
         rec.result, rec.reason, rec.termination = result, reason, termination
         rec.duration = time.monotonic() - t_start
+        if cfg.board is not None:
+            cfg.board.update(rec)
         if faulty is not None:
             faulty.discard()
         for p in by_side:
@@ -205,7 +219,9 @@ def play_game(index: int, opening: Opening, players: Sequence[Player], white_eng
                             Termination.RULES_INFRACTION, True)
             return lose(side, f"{COLOUR[side]}'s engine gave no move", Termination.RULES_INFRACTION, True)
         try:
-            m = pos.parse_coordinates(reply.move)
+            # a CECP engine writes a promotion to a promoted form as XBoard does (c6d7+)
+            text = xb_view.read_move(pos, reply.move) if eng.protocol == "xboard" else reply.move
+            m = pos.parse_coordinates(text)
         except MoveError:
             return lose(side, f"{COLOUR[side]} makes an illegal move: {reply.move}", Termination.RULES_INFRACTION, True)
         name = pos.move_name(m)
@@ -213,6 +229,8 @@ def play_game(index: int, opening: Opening, players: Sequence[Player], white_eng
         rec.moves.append(MoveRecord(name, san, _comment(reply.info, elapsed)))
         uci_moves.append(name)
         pos.push(m)
+        if cfg.board is not None:
+            cfg.board.update(rec)
         if clock[side] is not None:
             left = clock[side] - elapsed
             if left < -cfg.timemargin:  # late but the answer slipped in before the wait ended

@@ -14,6 +14,8 @@ from enum import StrEnum
 
 from jitfish.movegen import FenError, MoveError, Position, VariantError
 from jitfish.movegen.pgn import PgnGame, read_pgn, write_pgn
+from jitfish.movegen.spec import RightsField
+from jitfish.protocol.xboard import xboard_view
 
 __all__ = ["Termination", "MoveRecord", "GameRecord", "ReplayReport", "replay_game", "replay_pgn"]
 
@@ -115,6 +117,19 @@ def replay_game(game: PgnGame, index: int = 0, variant: str | None = None) -> Re
         pos = Position.from_pgn(game, variant)
     except (FenError, VariantError) as exc:
         return ReplayReport(index, False, f"cannot set up: {exc}")
+    start = pos.fen()
+    report = _replay(game, index, pos)
+    if not report.ok and pos.spec.rights_field == RightsField.FILES and start.split()[2] == "-":
+        # XBoard never writes first-move rights kept per piece (its FENs say "-"): it decides
+        # them by its own rule, a piece on a start square of its type has not moved
+        again = _replay(game, index, xboard_view(pos.spec.name).read_fen(start))
+        if again.ok:
+            again.notes.insert(0, "first-move rights taken by XBoard's rule (the FEN says '-')")
+            return again
+    return report
+
+
+def _replay(game: PgnGame, index: int, pos: Position) -> ReplayReport:
     notes: list[str] = []
     first_rule_draw = None
     for i, tok in enumerate(game.moves):

@@ -328,6 +328,8 @@ class Match:
     def _record(self, rec: GameRecord, pgn_fh, bar) -> None:
         self.records.append(rec)
         self.tally.add(rec)
+        if self.cfg.board is not None and self.cfg.scheduler:
+            self.cfg.board.update(rec)  # games on Dask workers reach the board when recorded
         if pgn_fh:
             pgn_fh.write(rec.to_pgn() + "\n")
             pgn_fh.flush()

@@ -23,6 +23,7 @@ from typing import Sequence
 
 from jitfish.movegen import VariantError, load_spec
 from jitfish.movegen.spec import is_shipped, variant_file
+from jitfish.protocol.board import BoardPublisher
 from jitfish.protocol.client import EngineConfig, Limits, format_seconds
 
 from .adjudication import Adjudication
@@ -148,6 +149,7 @@ def add_match_parser(sub) -> argparse.ArgumentParser:
                         "(default), normalized Elo or bayesian (fastchess), cutechess (cutechess-cli's BayesElo)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the Elo estimate and its error band (needs matplotlib)")
     p.add_argument("--debug", metavar="FILE", help="log every protocol line to this file")
+    p.add_argument("--board", metavar="PORT", type=int, help="show the games live on jitfish board --port PORT")
     p.add_argument("--event", default="jitfish match", help="PGN Event tag")
     prog = p.add_mutually_exclusive_group()
     prog.add_argument("--progress", dest="progress", action="store_true", default=None,
@@ -274,7 +276,7 @@ def build_config(args: argparse.Namespace) -> MatchConfig:
         timemargin=args.timemargin / 1000.0, hang_timeout=args.hang_timeout,
         start_timeout=args.start_timeout, event=args.event, debug=args.debug, plot=args.plot,
         progress=args.progress, quiet=args.quiet, command=_command_line(args, seed), seed=seed,
-        scheduler=scheduler, resume=resume)
+        scheduler=scheduler, resume=resume, board=BoardPublisher(args.board) if args.board else None)
 
 
 def run_match(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@
     jitfish bench [...]              search signature and speed (bench/search_bench.py)
     jitfish bench perft|nps [...]    perft or search speed against fairy-stockfish
     jitfish match ...                engine-vs-engine matches (bench/match_cli.py)
+    jitfish board [PGN...]           a web board: play, watch and replay (protocol/board/)
 
 ``--variants FILE_OR_DIR`` (repeatable, anywhere on the line) adds variant files for every
 command, the engine included; so does ``$JITFISH_VARIANTS`` (paths separated by ``:``).
@@ -31,6 +32,7 @@ from jitfish.eval import eval_tables
 from jitfish.eval.tables import weights_file
 from jitfish.movegen import FenError, Position, VariantError, add_variant_path, load_spec, load_variant, variant_names
 from jitfish.movegen.spec import is_shipped, registry_problems
+from jitfish.protocol.board import main as board_main
 from jitfish.protocol.loop import main as engine_main
 from jitfish.protocol.xboard import xboard_view
 
@@ -113,6 +115,11 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _board(args: argparse.Namespace) -> int:
+    return board_main(port=args.port, host=args.host, browser=not args.no_browser, engines=args.engine,
+                      config=args.config, pgn_files=args.pgn, hash_mb=args.hash)
+
+
 def _bench(rest: list[str]) -> int:
     if rest[:1] == ["perft"]:
         return perft_main(rest[1:])
@@ -166,6 +173,20 @@ def build_parser() -> argparse.ArgumentParser:
                                    "jitfish bench nps [--runs N]: search speed against fairy-stockfish. "
                                    "jitfish bench startup [--runs N]: the engine's start-up time, cold and warm.")
     b.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark (try: bench perft --help)")
+    w = sub.add_parser("board", help="a web board to play, watch and replay every variant",
+                       description="Start a local web board (Starlette on uvicorn) and open it in the browser: "
+                                   "play against jitfish or an engine named here, person against person, replay "
+                                   "the PGN files named here, watch 'jitfish match --board PORT' live.")
+    w.add_argument("pgn", nargs="*", metavar="PGN", help="PGN files the page may replay")
+    w.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free port)")
+    w.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)")
+    w.add_argument("--no-browser", action="store_true", help="do not open the page in a browser")
+    w.add_argument("--engine", action="append", default=[], metavar="cmd=COMMAND[,name=N,proto=P]",
+                   help="an engine the page may play against (repeatable; jitfish is always there)")
+    w.add_argument("--config", metavar="FILE", help="a TOML file of [[engine]] tables (name, cmd, proto)")
+    w.add_argument("--hash", type=int, default=16, help="jitfish's hash table per game, MB (default 16)")
+    _variants_option(w)
+    w.set_defaults(func=_board)
     m = add_match_parser(sub)
     _variants_option(m)
     return ap

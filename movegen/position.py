@@ -57,6 +57,7 @@ def parse_square(text: str, files: int, ranks: int) -> Square:
 def _parse_placement(text: str, spec: VariantSpec) -> dict[Square, tuple[int, int]]:
     """Board field -> {square: (type, colour)}; FenError on any fault."""
     letters = {p.letter: i for i, p in enumerate(spec.pieces)}
+    promoted = {base: letter for letter, base in spec.xboard.promoted}  # base -> its promoted form
     rows = text.split("/")
     if len(rows) != spec.ranks:
         raise FenError(f"board has {len(rows)} ranks, {spec.name} needs {spec.ranks}")
@@ -77,6 +78,14 @@ def _parse_placement(text: str, spec: VariantSpec) -> dict[Square, tuple[int, in
                 f += n
                 j = k
                 continue
+            if ch == "+" and j + 1 < len(row):
+                # a promoted form as XBoard writes it: "+C" is the piece declared the promoted C
+                base = row[j + 1]
+                target = promoted.get(base.upper())
+                if target is None:
+                    raise FenError(f"'+{base}': no piece of {spec.name} is the promoted form of {base.upper()!r}")
+                j += 1
+                ch = target if base.isupper() else target.lower()
             up = ch.upper()
             if not ch.isalpha() or up not in letters:
                 raise FenError(f"unknown piece letter {ch!r} for {spec.name} (knows {''.join(letters)})")

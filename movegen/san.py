@@ -109,16 +109,64 @@ def parse_coordinates(pos: "Position", text: str) -> "Move":
     return pos.parse_move(t)
 
 
+_SAN = re.compile(r"(?P<piece>\+?[A-Z])?(?P<ff>[a-p])?(?P<fr>\d{1,2})?(?P<x>[x:])?(?P<to>[a-p]\d{1,2})"
+                  r"(?:=?(?P<promo>\+|[A-Za-z]))?")
+
+
 def parse_san(pos: "Position", text: str) -> "Move":
-    """SAN of any variant, or coordinates -> the legal move, else MoveError."""
-    t = text.strip().rstrip("+#!?")
+    """SAN of any variant, or coordinates -> the legal move, else MoveError.
+
+    Read by its parts, as lenient as GUIs write it: the piece letter (none for a pawn-like
+    piece; ``+C`` for the piece declared the promoted form of C, as XBoard writes it), origin
+    file and/or rank even where not needed (``cb3``), ``x`` optional, the promotion as ``=X``,
+    ``X`` or ``=+`` (the mover's promoted form), and left out where it is forced (XBoard writes
+    a Soldier's promotion as ``Sg8``).
+    """
+    t = text.strip().rstrip("+#!?") if not text.strip().endswith("=+") else text.strip()
     try:
-        return parse_coordinates(pos, t)
+        return parse_coordinates(pos, t.rstrip("+#!?"))
     except MoveError as first:
-        legal = pos.legal_moves()
-        want = t.replace("=", "").replace("x", "")
-        for m in legal:
-            body = san_body(pos, m, legal)
-            if body == t or body.replace("=", "").replace("x", "") == want:
-                return m
-        raise MoveError(f"illegal move {text!r} in {pos.fen()}") from first
+        error = first
+    m = _SAN.fullmatch(t)
+    if not m:
+        raise MoveError(f"illegal move {text!r} in {pos.fen()}") from error
+    spec = pos.spec
+    promoted = dict(spec.xboard.promoted)  # letter -> the letter it is the promoted form of
+    form_of = {base: letter for letter, base in promoted.items()}
+    piece = m.group("piece")
+    if piece and piece.startswith("+"):
+        piece = form_of.get(piece[1].upper())
+        if piece is None:
+            raise MoveError(f"illegal move {text!r}: no piece is the promoted form of {m.group('piece')[1]!r}")
+    F = spec.files
+    to = m.group("to")
+    ff, fr, promo = m.group("ff"), m.group("fr"), m.group("promo")
+    board = pos.pos.board
+    found = []
+    for mv in pos.legal_moves():
+        if _square(move_to(mv), F) != to or move_kind(mv) == KIND_CASTLE:
+            continue
+        src = move_from(mv)
+        mover = spec.pieces[(int(board[src]) - 1) >> 1]
+        if (piece is None and not mover.pawn) or (piece is not None and mover.letter != piece):
+            continue
+        if (ff and FILES[src % F] != ff) or (fr and str(src // F + 1) != fr):
+            continue
+        p = move_promo(mv)
+        got = spec.pieces[p - 1].letter if p else None
+        if promo == "+":
+            if got is None or form_of.get(mover.letter) != got:
+                continue
+        elif promo:
+            if got != promo.upper():
+                continue
+        found.append((mv, got))
+    if promo is None and len(found) > 1:
+        plain = [f for f in found if f[1] is None]
+        found = plain or found  # no promotion named: the plain move, or a forced single choice
+    if len(found) == 1:
+        return found[0][0]
+    if not found:
+        raise MoveError(f"illegal move {text!r} in {pos.fen()}") from error
+    raise MoveError(f"ambiguous move {text!r} in {pos.fen()}: "
+                    f"{', '.join(pos.move_name(mv) for mv, _ in found)}")

@@ -6,15 +6,19 @@ machine driven by ``EngineLoop``: one input line or one finished search at a tim
 - ``protover 2``: ``feature done=0`` at once; the full feature line and ``done=1`` once the
   kernels are ready (``pong`` and every command that needs the engine also wait for them).
 - Variants XBoard does not know are defined on ``variant NAME`` with ``setup`` and one
-  ``piece`` line per piece (``xbvariant.py``). ``courier`` is XBoard's own: its start array has
-  full pawn rows, so a game starts there unless the GUI sends ``setboard``.
+  ``piece`` line per piece, derived from the variant file (``xboard.py``). ``courier`` is
+  XBoard's own: its start array has full pawn rows, so a game starts there unless the GUI sends
+  ``setboard``. A variant XBoard cannot show (Cleopatra) is not announced, and ``variant NAME``
+  for it is answered with ``tellusererror``.
+- Moves go out and come in as XBoard writes them: a promotion to a promoted form is ``c6d7+``.
 - Bad input never changes the position: ``Illegal move (REASON): MOVE`` for a move that cannot
   be played, ``Error (REASON): COMMAND`` for anything else.
 - Results are claimed with the reason after the move that ends the game (``move d1h5`` then
   ``1-0 {White mates}``), but only when XBoard can confirm them (see ``_claim``): an extinction
-  win is not claimed, the losing engine resigns.
-- XBoard's FENs for our variants are read leniently (``xbvariant.read_xboard_fen``); the option
-  ``XBoard Safe Moves`` keeps the engine from choosing a move XBoard 4.9.1 cannot show.
+  win is not claimed, the losing engine resigns (as soon as every move loses at once).
+- XBoard's FENs for our variants are read leniently (``XBoardView.read_fen``); the option
+  ``XBoard Safe Moves`` (on by default) keeps the engine from choosing a move XBoard 4.9.1
+  cannot show; the seed variants have none, a user's variant may (``jitfish check`` lists them).
 - ``ping`` while the engine thinks on its own move is answered after the move (as the protocol
   asks); while pondering or analysing it is answered at once.
 - Pondering (``hard``): after its move the engine searches the position after the expected
@@ -109,7 +113,7 @@ class CecpSession(Session):
         self.st: float | None = None
         self.sd: int | None = None
         self.nps: int | None = None
-        self.xboard_safe = False  # play only moves XBoard 4.9.1 can show (option)
+        self.xboard_safe = True  # play only moves XBoard 4.9.1 can show (option; none in the seed variants)
         # output and search modes
         self.post = False
         self.ponder = False
@@ -203,7 +207,7 @@ class CecpSession(Session):
         self.write("feature " + " ".join(feats))
         self.write('feature option="Move Overhead -spin 50 0 5000"')
         self.write('feature option="Clear Hash -button"')
-        self.write('feature option="XBoard Safe Moves -check 0"')
+        self.write('feature option="XBoard Safe Moves -check 1"')
         self.write('feature option="VariantPath -file "')
         if self.host.error:
             self.report(f"jitfish: search unavailable ({self.host.error}); see the log")
@@ -297,11 +301,14 @@ class CecpSession(Session):
             self.error("unknown variant", f"variant {rest}")
             return
         self.abort()
+        view = xboard_view(canonical)
+        if not view.playable:
+            # XBoard would show the game wrongly: refuse it (XBoard then falls back to chess)
+            self.write(f"tellusererror jitfish cannot play {canonical} in XBoard: {view.reason}")
+            canonical = "chess"
         self.set_variant(canonical)
         for line in self.view.setup_lines:
             self.write(line)
-        if canonical == "cleopatra":
-            self.report("cleopatra: XBoard 4.9.1 cannot show conversions; play it with `jitfish match`")
         self._restart_analysis()
 
     def cmd_setboard(self, rest: str) -> None:
@@ -598,6 +605,12 @@ class CecpSession(Session):
             best = self.pos.move_name(moves[0])  # search failed: a legal move beats a lost game
             log.error("search failed (%s); playing %s", job.error, best)
             res = None
+        if res is not None and res.mate == -1 and self.pos.spec.extinction and not self.view.builtin:
+            # every move loses at once (the last Ace, the King converted), which XBoard cannot
+            # see: resign now, before XBoard calls the position after the capture a stalemate
+            self.game_over = True
+            self.write("resign")
+            return
         move = self.pos.parse_move(best)
         text = self.view.move_text(self.pos, move)
         self._push(move)

@@ -376,7 +376,8 @@ def _view(spec: VariantSpec) -> XBoardView:
         fen = " ".join(f)
     promoted = dict(xb.promoted)
     lines = [f"setup ({_piece_to_char(spec, slots)}) {spec.files}x{spec.ranks}+0_{xb.parent} {fen}"]
-    for p in spec.pieces:
+    # the pieces, then the promoted forms (the order of XBoard's runs)
+    for p in sorted(spec.pieces, key=lambda p: p.letter in promoted):
         try:
             betza = xboard_betza(p.betza, spec.captures)
         except ValueError as exc:

@@ -47,6 +47,7 @@ class FakeEngine:
         self.calls: list[tuple] = []
         self._stop = threading.Event()
         self.score = 12
+        self.mate: int | None = None  # what the result reports (tests set it)
         FakeEngine.instances.append(self)
 
     def warmup(self, variant: str = "chess") -> None:
@@ -103,7 +104,8 @@ class FakeEngine:
                 wait = min(0.05, (clock or 1.0) / 40)
             if wait:
                 self._stop.wait(wait)
-        return FakeResult(best, ponder, self.score, None, depth_limit, 100 * depth_limit, pv, lines)
+        return FakeResult(best, ponder, None if self.mate else self.score, self.mate, depth_limit,
+                          100 * depth_limit, pv, lines)
 
 
 def warm_movegen() -> None:

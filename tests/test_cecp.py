@@ -15,10 +15,10 @@ HANDSHAKE = """
 > xboard
 > protover 2
 < feature done=0
-< feature ping=1 setboard=1 usermove=1 time=1 draw=1 sigint=0 sigterm=0 reuse=1 analyze=1 colors=0 * memory=1 smp=1 * myname="jitfish *" variants="normal,cleopatra,courier,cowsandbutterflies,cowsandbutterflies-reversed,modcourier,modcourier2,modcourier3"
+< feature ping=1 setboard=1 usermove=1 time=1 draw=1 sigint=0 sigterm=0 reuse=1 analyze=1 colors=0 * memory=1 smp=1 * myname="jitfish *" variants="normal,courier,cowsandbutterflies,cowsandbutterflies-reversed,modcourier,modcourier2,modcourier3"
 < feature option="Move Overhead -spin 50 0 5000"
 < feature option="Clear Hash -button"
-< feature option="XBoard Safe Moves -check 0"
+< feature option="XBoard Safe Moves -check 1"
 < feature option="VariantPath -file "
 < feature done=1
 """
@@ -465,12 +465,12 @@ def test_aces_captured_winner_is_silent_loser_resigns(s):
     replay(HANDSHAKE + """
     > new
     > variant cowsandbutterflies
-    < setup (S...M.CB..A.s...m.cb..a.) 8x8+0_fairy cacbmcac/scscscsc/8/8/8/8/CSCSCSCS/CACMBCAC w - - 0 1
+    < setup (C......S.................A...................^C=B....^S=M.c......s.................a...................^c=b....^s=m.) 8x8+0_berolina cacbmcac/scscscsc/8/8/8/8/CSCSCSCS/CACMBCAC w - - 0 1
     < piece A& fB2R2
-    < piece M& Q
-    < piece B& B3R3N
     < piece S& fB3R3
     < piece C& fmFfcWifmW
+    < piece +S& Q
+    < piece +C& B3R3N
     > force
     > setboard 8/8/8/4a3/4C3/8/8/A7 w - - 0 1
     > go
@@ -483,6 +483,27 @@ def test_aces_captured_winner_is_silent_loser_resigns(s):
     > setboard 8/8/8/4a3/4C3/8/8/A7 w - - 0 1
     > usermove e4e5
     < resign
+    """, s)
+
+
+def test_loser_resigns_when_every_move_loses_at_once(s):
+    # XBoard would call the position after the capture a stalemate (the loser has no move left,
+    # -checkMates true): jitfish resigns when its search says it is mated in one
+    replay(HANDSHAKE + """
+    > new
+    > variant cowsandbutterflies
+    """ + "< *\n" * 6 + """
+    > force
+    > setboard 4a3/8/4A3/8/8/8/8/A7 b - - 0 1
+    > ping 1
+    < pong 1
+    """, s)
+    s.host.engine.mate = -1
+    replay("""
+    > go
+    < resign
+    > ping 2
+    < pong 2
     """, s)
 
 
@@ -546,25 +567,17 @@ def test_variant_normal_and_courier_are_xboards_own(s):
     """, s)
 
 
-def test_cleopatra_is_defined_move_only(s):
-    # d1d3 converts the h7 pawn (the Cleopatra's diagonal d3-h7): XBoard cannot show that
+def test_cleopatra_is_refused_with_a_reason(s):
+    # XBoard cannot show conversions: not in feature variants, and `variant cleopatra` gets a
+    # tellusererror naming the browser board; XBoard then falls back to chess, and so does jitfish
     replay(HANDSHAKE + """
     > new
     > variant cleopatra
-    < setup (PNBRQKpnbrqk) 8x8+0_fairy rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
-    < piece P& fmWifmnD
-    < piece N& mN
-    < piece B& mB
-    < piece R& mR
-    < piece Q& mQ
-    < piece K& mK
-    < # cleopatra: *
+    < tellusererror jitfish cannot play cleopatra in XBoard: XBoard cannot show Cleopatra's conversions * 'jitfish board'*
     > force
-    > usermove d2d4
-    > usermove e7e5
-    > usermove d1d3
+    > usermove e2e4
     > fen
-    < # fen rnbqkbnr/pppp1ppP/8/4p3/3P4/3Q4/PPP1PPPP/RNB1KBNR b KQkq - 0 2
+    < # fen rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1
     """, s)
 
 
@@ -638,30 +651,54 @@ def test_quit_ends_the_loop(s):
 # -- moves XBoard 4.9.1 cannot show (played only with the "XBoard Safe Moves" option)
 
 
-def test_unshowable_moves_in_cows_and_butterflies():
+def test_every_cows_and_butterflies_move_shows_in_xboard():
+    """With the Cow in XBoard's pawn slot under the Berolina parent and Butterfly/Monarch as the
+    promoted Cow/Soldier, XBoard 4.9.1 can play every legal move (protocol/XBOARD-NOTES.md):
+    XBoard Safe Moves narrows nothing, and promotions go out as ``+`` moves."""
     from jitfish.movegen import Position
     from jitfish.protocol.xboard import xboard_view
 
-    view = xboard_view("cowsandbutterflies")
+    for variant in ("cowsandbutterflies", "cowsandbutterflies-reversed"):
+        view = xboard_view(variant)
+        for fen in ("cac1m3/1c2cc1c/3c2c1/4S3/8/8/C1C1C1C1/CAC2CAC w ACEGbf - 0 15",  # the old forfeit
+                    "cac1m3/1c2c3/8/2c5/4s3/8/C1C1C3/CAC2CAC b - - 0 15",
+                    "4m3/8/1C6/8/8/8/8/A6a w - - 0 1", "4m3/3S4/1C6/8/8/8/8/A6a w - - 0 1"):
+            p = Position(variant, fen)
+            assert all(view.showable(p, m) for m in p.legal_moves()), fen
+    p = Position("cowsandbutterflies", "4m3/3S4/1C6/8/8/8/8/A6a w - - 0 1")
+    texts = {view.move_text(p, m) for m in p.legal_moves()}
+    assert {"b6c7+", "b6a7+", "d7d8+"} <= texts and not any(t[-1] in "bm" for t in texts)
+    assert view.read_move(p, "b6c7+") == "b6c7b" and view.read_move(p, "d7e8+") == "d7e8m"
 
-    def flags(fen: str) -> dict[str, bool]:
-        p = Position("cowsandbutterflies", fen)
-        return {p.move_name(m): not view.showable(p, m) for m in p.legal_moves()}
 
-    # the position of the CI forfeit: White's Soldier e5 (XBoard's pawn slot) to g7 would make
-    # XBoard remove the black cow on g6 (and e5h8m the cow on h7); every other Soldier move has
-    # nothing behind its target, captures nothing sideways, or goes straight
-    f = flags("cac1m3/1c2cc1c/3c2c1/4S3/8/8/C1C1C1C1/CAC2CAC w ACEGbf - 0 15")
-    assert {m for m, bad in f.items() if bad} == {"e5g7", "e5h8m"}
-    # Black: "behind" is the square above; d4 above d3 is empty, f3 and c2 are captures
-    f = flags("cac1m3/1c2c3/8/8/4s3/5C2/C1C1C3/CAC2CAC b - - 0 15")
-    assert not any(f.values())
-    f = flags("cac1m3/1c2c3/8/8/4s3/8/C1C1C3/CAC2CAC b - - 0 15")
-    assert not f["e4f3"]
-    f = flags("cac1m3/1c2c3/8/3c4/4s3/8/C1C1C3/CAC2CAC b - - 0 15")
-    assert f["e4d4"] is True and f["e4c4"] is False  # above d4 stands a cow, above c4 nothing
-    f = flags("cac1m3/1c2c3/8/2c5/4s3/8/C1C1C3/CAC2CAC b - - 0 15")
-    assert f["e4c4"] is True and f["e4d3"] is False
-    # a cow promoting on the 7th rank cannot be shown
-    f = flags("4m3/8/1C6/8/8/8/8/A6a w - - 0 1")
-    assert f["b6c7b"] is True and f["b6a7b"] is True
+def test_cows_and_butterflies_through_xboards_forms(s):
+    """XBoard's own forms come back: ``c6d7+`` moves and ``+C``/``+S`` in its FENs."""
+    FakeEngine.prefer = ["e7e8m"]
+    replay(HANDSHAKE + """
+    > new
+    > variant cowsandbutterflies
+    """ + "< *\n" * 6 + """
+    > force
+    > setboard 4a2+c/4S3/1C6/8/8/2c5/8/A7 w - - 0 1
+    > usermove b6c7+
+    > usermove c3b2+
+    > fen
+    < # fen 4a2b/2B1S3/8/8/8/8/1b6/A7 w - - 0 2
+    > go
+    < move e7e8+
+    """, s)
+
+
+def test_unshowable_moves_of_a_users_variant_are_avoided():
+    """A user's variant may have moves XBoard cannot show (makruk's pawns promote on the sixth
+    rank): XBoard Safe Moves, on by default, keeps jitfish from choosing them."""
+    from jitfish.movegen import Position
+    from jitfish.protocol.xboard import xboard_view
+    from oracles import TEST_VARIANTS
+
+    path = str(TEST_VARIANTS / "makruk.toml")
+    view = xboard_view(path)
+    assert view.limits and "rank(s) [6]" in view.limits[0]
+    p = Position(path, "4k3/8/8/P7/8/8/8/4K3 w - - 0 1")
+    bad = {p.move_name(m) for m in p.legal_moves() if not view.showable(p, m)}
+    assert bad == {"a5a6m"}

@@ -651,9 +651,11 @@ def test_jitfish_vs_jitfish_every_variant(capsys, tmp_path, variant):
     """One side over CECP, the other over UCI; depth-limited so the games are short and no clock
     can fall; a draw is adjudicated after 100 moves."""
     pgn = tmp_path / "g.pgn"
+    # Cleopatra is not offered over CECP (XBoard cannot show conversions): both sides speak UCI
+    first = "proto=uci" if variant == "cleopatra" else "proto=xboard"
     rc, out, err = match(capsys, "--variant", variant, "--games", "2", "--depth", "3", "--maxmoves", "100",
                          "--random-plies", "4", "--seed", "3", "--start-timeout", "600", "--hang-timeout", "120",
-                         "--engine", f"cmd={jitfish_cmd()},name=jitfish-xb,proto=xboard",
+                         "--engine", f"cmd={jitfish_cmd()},name=jitfish-xb,{first}",
                          "--engine", f"cmd={jitfish_cmd()},name=jitfish-uci,proto=uci", "--pgn", str(pgn))
     assert rc == 0, err
     assert score(out)[3] == 2
