@@ -220,7 +220,9 @@ def _join_negative_values(argv: list[str]) -> list[str]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, early=None) -> int:
+    """The command line; ``early`` is the engine's standard input when ``jitfish.start`` began
+    reading it before the rest loaded."""
     raw = list(sys.argv[1:] if argv is None else argv)
     paths, raw = _take_variants(raw)
     for path in paths:
@@ -231,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     if not raw:
         # no command: the engine (XBoard/CECP or UCI, picked by the first command on stdin)
-        return engine_main()
+        return engine_main(early=early)
     if raw[:1] == ["bench"] and len(raw) > 1 and raw[1] not in ("-h", "--help"):
         # the benchmarks parse their own options (argparse's REMAINDER drops leading dashes)
         return int(_bench(raw[1:]) or 0)

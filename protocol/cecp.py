@@ -195,7 +195,9 @@ class CecpSession(Session):
             return
         if self.protover < 2:
             return
-        self.write("feature done=0")
+        if not self.loop.done0_sent:
+            self.write("feature done=0")
+        self.loop.done0_sent = False  # a later `protover` is answered in full again
         if not self.host.wait_ready(self.loop.quit):
             return
         feats = [

@@ -82,6 +82,7 @@ class EngineLoop:
         self.session = None
         self.on_xboard = on_xboard
         self.protocol: str | None = None
+        self.done0_sent = False  # `feature done=0` went out before the loop ran (jitfish.start)
 
     # -- from other threads ----------------------------------------------------------------
 
@@ -183,10 +184,12 @@ def _ignore_signals() -> None:
             pass
 
 
-def main(argv: list[str] | None = None, engine_factory=None) -> int:
+def main(argv: list[str] | None = None, engine_factory=None, early=None) -> int:
     """Run the engine loop on stdin/stdout until ``quit`` or end of input.
 
-    ``engine_factory(hash_mb)`` replaces the search engine (tests use stand-ins).
+    ``engine_factory(hash_mb)`` replaces the search engine (tests use stand-ins); ``early`` is
+    standard input as ``jitfish.start.EarlyInput`` has been reading it (and maybe answered
+    ``protover`` with ``feature done=0`` already).
     """
     t0 = time.perf_counter()
     logf, path = _open_log()
@@ -228,7 +231,11 @@ def main(argv: list[str] | None = None, engine_factory=None) -> int:
             pass
         loop.feed_eof()
 
-    threading.Thread(target=reader, name="jitfish-reader", daemon=True).start()
+    if early is not None:
+        early.attach(loop.feed, loop.feed_eof)
+        loop.done0_sent = early.done0_sent
+    else:
+        threading.Thread(target=reader, name="jitfish-reader", daemon=True).start()
     try:
         rc = loop.run()
     except KeyboardInterrupt:

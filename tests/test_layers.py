@@ -18,6 +18,9 @@ LAYERS = ["movegen", "eval", "engine", "protocol", "bench", "jitfish"]
 FOLDER = {"movegen": "movegen", "eval": "eval", "engine": "engine", "protocol": "protocol", "bench": "bench",
           "jitfish": "jitfish"}
 MAX_LINES = 1000
+# the one import allowed inside a function: the process entry answers a GUI's `protover` before
+# it loads the rest (jitfish/start.py says why)
+NESTED_OK = {("jitfish/start.py", "jitfish.cli")}
 
 
 def _modules() -> list[tuple[str, Path]]:
@@ -78,7 +81,8 @@ def test_imports_go_down_and_sit_at_the_top(layer: str, path: Path) -> None:
         assert LAYERS.index(target) <= rank, f"{where}, a layer above {layer}"
         if target == "jitfish" and layer != "jitfish":
             raise AssertionError(f"{where}: the jitfish package (the command line) is above every layer")
-        assert at_top, f"{where} inside a function: imports sit at module top"
+        allowed = (str(path.relative_to(ROOT)), module) in NESTED_OK
+        assert at_top or allowed, f"{where} inside a function: imports sit at module top"
 
 
 def test_no_package_imports_another_in_a_cycle() -> None:

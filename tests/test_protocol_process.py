@@ -141,3 +141,28 @@ def test_protocol_stream_is_clean_and_the_log_gets_the_rest(tmp_path):
     assert eng.proc.stderr.read() == b""
     text = log.read_text()
     assert "jitfish engine start" in text and "< protover 2" in text
+
+
+def test_early_input_answers_protover_and_keeps_every_line_in_order():
+    """jitfish.start.EarlyInput: ``feature done=0`` for a ``protover 2`` read before the engine
+    loop runs, and every line (the end of input too) handed over in order on attach."""
+    import io
+    import threading
+
+    from jitfish.start import EarlyInput
+
+    out = io.StringIO()
+    early = EarlyInput(io.BytesIO(b"xboard\nprotover 2\nnew\n"), out)
+    deadline = time.monotonic() + 5
+    while "done=0" not in out.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    got: list = []
+    ended = threading.Event()
+    time.sleep(0.05)
+    early.attach(got.append, ended.set)
+    assert out.getvalue() == "feature done=0\n" and early.done0_sent
+    assert got == ["xboard\n", "protover 2\n", "new\n"] and ended.is_set()
+    late = EarlyInput(io.BytesIO(b"uci\n"), io.StringIO())
+    time.sleep(0.05)
+    late.attach(got.append, ended.set)
+    assert got[-1] == "uci\n" and not late.done0_sent  # no protover: nothing answered early
