@@ -37,7 +37,7 @@ from jitfish.eval.evaluate import INF
 from jitfish.movegen import kernels as K
 from jitfish.movegen._jit import array_tuple, bundle, helper, kernel
 from jitfish.movegen.kernels import Pos, move_from, move_kind, move_promo, move_to
-from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CONVERSION, CFG_EXT_MASK, CFG_FIFTY, CFG_NTYPES,
+from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CFG_EXT_MASK, CFG_FIFTY, CFG_NTYPES,
                                     CFG_ROYAL, CFG_STALEMATE_LOSS, Tables)
 
 __all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "MAXPLY", "MATE",
@@ -61,6 +61,8 @@ PARAMS = {
     "futility_margin": 110,
     "lmp_depth": 3,          # late-move pruning: quiet moves beyond 3 + depth**2 at low depth
     "qs_delta": 200,         # delta pruning in quiescence
+    "see_depth": 6,          # captures losing more than see_margin * depth (SEE) pruned at low depth
+    "see_margin": 100,
 }
 NULL_MIN_DEPTH = PARAMS["null_min_depth"]
 NULL_R = PARAMS["null_reduction"]
@@ -72,6 +74,9 @@ FUT_DEPTH = PARAMS["futility_depth"]
 FUT_MARGIN = PARAMS["futility_margin"]
 LMP_DEPTH = PARAMS["lmp_depth"]
 QS_DELTA = PARAMS["qs_delta"]
+SEE_DEPTH = PARAMS["see_depth"]
+SEE_MARGIN = PARAMS["see_margin"]
+SEE_ROYAL = 20000  # the royal piece's value in an exchange: it captures last
 
 
 SearchTables = array_tuple("SearchTables", """
@@ -186,7 +191,73 @@ def is_tactical(pos, tab, m):
 
 
 @helper
+def see_value(tab, ev, t):
+    return SEE_ROYAL if t == tab.cfg[CFG_ROYAL] else ev.value[t]
+
+
+@helper
+def see_ge(pos, tab, ev, m, threshold):
+    """Static exchange evaluation: does the normal move m win at least ``threshold`` once the
+    captures on its target square are played out, each side taking with its cheapest piece
+    and free to stop?  Stockfish's ``see_ge`` on the generic tables: the attackers are found
+    again on the reduced occupancy at every step (so x-rays count).  En passant, castling
+    and promotions are taken as even trades (``0 >= threshold``)."""
+    if move_kind(m) != K.KIND_NORMAL or move_promo(m):
+        return threshold <= 0
+    fr = move_from(m)
+    to = move_to(m)
+    victim = pos.board[to]
+    swap = (see_value(tab, ev, (victim - 1) >> 1) if victim != 0 else 0) - threshold
+    if swap < 0:
+        return False
+    swap = see_value(tab, ev, (pos.board[fr] - 1) >> 1) - swap
+    if swap <= 0:
+        return True
+    bb = pos.bb
+    occ0 = (bb[0, 0] | bb[1, 0]) & ~tab.sqbit[fr, 0]
+    occ1 = (bb[0, 1] | bb[1, 1]) & ~tab.sqbit[fr, 1]
+    stm = (pos.board[fr] - 1) & 1
+    res = 1
+    T = tab.cfg[CFG_NTYPES]
+    while True:
+        stm ^= 1
+        # the cheapest attacker of stm still on the board
+        best_v = np.int64(1 << 40)
+        b0 = K.ZERO
+        b1 = K.ZERO
+        for t in range(T):
+            a0, a1 = K.attackers_of_type(tab, bb, t, stm, to, occ0, occ1)
+            a0 &= occ0
+            a1 &= occ1
+            if (a0 | a1) != K.ZERO:
+                v = see_value(tab, ev, t)
+                if v < best_v:
+                    best_v = v
+                    b0 = a0
+                    b1 = a1
+        if (b0 | b1) == K.ZERO:
+            break
+        res ^= 1
+        if best_v == SEE_ROYAL and tab.cfg[CFG_CHECK]:
+            # a royal piece takes only if the other side has nothing left to take back
+            if K.attacked(tab, bb, to, 1 - stm, occ0, occ1, ~occ0, ~occ1):
+                return res ^ 1 == 1
+            return res == 1
+        swap = best_v - swap
+        if swap < res:
+            break
+        if b0 != K.ZERO:
+            occ0 &= ~(b0 & (~b0 + K.ONE))
+        else:
+            occ1 &= ~(b1 & (~b1 + K.ONE))
+    return res == 1
+
+
+@helper
 def score_moves(pos, tab, ss, ev, ply, n, tt_move):
+    """Ordering scores: TT move, captures that do not lose material (SEE) by MVV-LVA,
+    promotions, killers, quiet moves by history, then losing captures (negative scores,
+    which quiescence and the low-depth pruning read as "SEE < 0")."""
     moves = ss.moves[ply]
     sc = ss.mscore[ply]
     us = pos.st[K.ST_SIDE]
@@ -200,7 +271,11 @@ def score_moves(pos, tab, ss, ev, ply, n, tt_move):
             continue
         victim = pos.board[to]
         if victim != 0 and move_kind(m) != K.KIND_CASTLE:
-            sc[i] = (1 << 30) + ev.value[(victim - 1) >> 1] * 64 - ev.value[(pos.board[fr] - 1) >> 1]
+            mvv_lva = ev.value[(victim - 1) >> 1] * 64 - ev.value[(pos.board[fr] - 1) >> 1]
+            if see_ge(pos, tab, ev, m, np.int64(0)):
+                sc[i] = (1 << 30) + mvv_lva
+            else:
+                sc[i] = -(1 << 34) + mvv_lva
         elif promo:
             sc[i] = (1 << 29) + ev.value[promo - 1]
         elif move_kind(m) == K.KIND_EP:
@@ -305,6 +380,9 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
     for i in range(n):
         m = pick(ss, ply, i, n)
         if delta_ok:
+            # captures that lose material (SEE < 0, scored negative) are not searched
+            if ss.mscore[ply, i] < 0:
+                break
             # delta pruning: a capture that cannot lift the score near alpha is not searched
             victim = pos.board[move_to(m)]
             if victim != 0 and move_kind(m) != K.KIND_CASTLE and move_promo(m) == 0 \
@@ -407,10 +485,16 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
     futile = prunable and depth <= FUT_DEPTH and abs(alpha) < MATE_BOUND \
         and ev_static + FUT_MARGIN * depth <= alpha
     lmp_limit = 3 + depth * depth if (prunable and depth <= LMP_DEPTH) else 1 << 30
+    # SEE pruning is off where one capture can decide the game (extinction, a bare king)
+    see_prune_ok = tab.cfg[CFG_EXT_MASK] == 0 and not (tab.cfg[CFG_BARE_KING] and few_pieces(pos, tab))
     quiets = 0
     for i in range(n):
         m = pick(ss, ply, i, n)
         tactical = is_tactical(pos, tab, m)
+        if prunable and tactical and depth <= SEE_DEPTH and ss.mscore[ply, i] < 0 and i > 0 \
+                and best > -MATE_BOUND and see_prune_ok \
+                and not see_ge(pos, tab, ev, m, np.int64(-SEE_MARGIN * depth)):
+            continue  # a capture that loses too much at low depth (SEE)
         K.make_move(d, m)
         gives_check = False  # asked only where pruning or a reduction depends on it
         if not tactical:
@@ -487,6 +571,15 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
         bound = BOUND_UPPER
     tt_store(ss, key, best_move, depth, bound, value_to_tt(best, ply))
     return best
+
+
+@helper
+def few_pieces(pos, tab):
+    """The side not to move has two pieces or fewer (one capture from a bare king)."""
+    left = 0
+    for t in range(tab.cfg[CFG_NTYPES]):
+        left += pos.cnt[1 - pos.st[K.ST_SIDE], t]
+    return left <= 2
 
 
 @helper
