@@ -74,6 +74,7 @@ class Job:
         self.stop_requested = threading.Event()
         self.aborted = False  # set by the protocol: the result will be dropped
         self.finished = threading.Event()
+        self.said_all = False  # the job has written its last output line (the session may wait for its end)
         self.thread = threading.Thread(target=self._run, name=f"jitfish-{kind}", daemon=True)
         self.started_at = 0.0
 

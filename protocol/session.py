@@ -91,6 +91,7 @@ class Session:
             return False
         if word not in self.EARLY and not self.ready():
             return False
+        self._settle()
         return self.dispatch(line)
 
     def ready(self) -> bool:
@@ -133,6 +134,14 @@ class Session:
 
         self.mode = mode
         self.job = self.host.run(str(mode), fn, done)
+
+    def _settle(self) -> None:
+        """A job that has ended is done now, even if its own report is still on its way: a
+        command that follows a job's last output line (``go`` after ``Nodes searched``) must
+        find the session idle."""
+        job = self.job
+        if job is not None and (job.finished.is_set() or (job.said_all and job.finished.wait(1.0))):
+            self._job_done(job)
 
     def _job_done(self, job: "Job") -> None:
         if job is not self.job:
@@ -182,6 +191,7 @@ class Session:
                     return None
                 write(f"{name}: {count}")
                 total += count
+            job.said_all = True  # the next line is the last: a command after it finds us idle
             write(f"Nodes searched: {total}")
             return total
 
