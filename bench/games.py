@@ -118,13 +118,23 @@ def replay_game(game: PgnGame, index: int = 0, variant: str | None = None) -> Re
     except (FenError, VariantError) as exc:
         return ReplayReport(index, False, f"cannot set up: {exc}")
     start = pos.fen()
+    if pos.spec.rights_field != RightsField.FILES or start.split()[2] != "-":
+        return _replay(game, index, pos)
+    # XBoard never writes first-move rights kept per piece (its FENs say "-"): it decides them
+    # by its own rule, a piece on a start square of its type has not moved. A PGN XBoard wrote
+    # (it has the VariantMen tag) is read by that rule; another with "-" as it says, and by
+    # XBoard's rule only if it fails so.
+    xboard_start = xboard_view(pos.spec.name).read_fen(start)
+    note = "first-move rights taken by XBoard's rule (the FEN says '-')"
+    if "VariantMen" in game.tags:
+        report = _replay(game, index, xboard_start)
+        report.notes.insert(0, note)
+        return report
     report = _replay(game, index, pos)
-    if not report.ok and pos.spec.rights_field == RightsField.FILES and start.split()[2] == "-":
-        # XBoard never writes first-move rights kept per piece (its FENs say "-"): it decides
-        # them by its own rule, a piece on a start square of its type has not moved
-        again = _replay(game, index, xboard_view(pos.spec.name).read_fen(start))
+    if not report.ok:
+        again = _replay(game, index, xboard_start)
         if again.ok:
-            again.notes.insert(0, "first-move rights taken by XBoard's rule (the FEN says '-')")
+            again.notes.insert(0, note)
             return again
     return report
 

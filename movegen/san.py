@@ -160,7 +160,19 @@ def parse_san(pos: "Position", text: str) -> "Move":
         elif promo:
             if got != promo.upper():
                 continue
-        found.append((mv, got))
+        found.append((mv, got, int(board[move_to(mv)]) != 0 or move_kind(mv) == KIND_EP,
+                      move_from(mv) % F == move_to(mv) % F))
+    # Several candidates: read the text as GUIs write it. A capture carries its "x" (when it is
+    # missing, a non-capture is meant if there is one), and a pawn-like piece's move without an
+    # origin file is its straight one (XBoard writes a Berolina-like diagonal step "cb3", a
+    # straight step "b3").
+    if len(found) > 1:
+        if m.group("x"):
+            found = [f for f in found if f[2]] or found
+        else:
+            found = [f for f in found if not f[2]] or found
+    if len(found) > 1 and piece is None and not ff:
+        found = [f for f in found if f[3]] or found
     if promo is None and len(found) > 1:
         plain = [f for f in found if f[1] is None]
         found = plain or found  # no promotion named: the plain move, or a forced single choice
@@ -169,4 +181,4 @@ def parse_san(pos: "Position", text: str) -> "Move":
     if not found:
         raise MoveError(f"illegal move {text!r} in {pos.fen()}") from error
     raise MoveError(f"ambiguous move {text!r} in {pos.fen()}: "
-                    f"{', '.join(pos.move_name(mv) for mv, _ in found)}")
+                    f"{', '.join(pos.move_name(f[0]) for f in found)}")

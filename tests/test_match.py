@@ -684,3 +684,17 @@ def test_negative_sprt_bounds_on_the_command_line():
     args = cli.build_parser().parse_args(cli._join_negative_values(
         ["match", "--sprt", "-10,0,0.05,0.05", "--engine", "cmd=a", "--engine", "cmd=b"]))
     assert "-10" in str(args.sprt) and "0.05" in str(args.sprt)
+
+
+def test_xboard_san_of_cows_and_butterflies():
+    """XBoard's PGN SAN for the variant it is told about (protocol/XBOARD-NOTES.md): a straight
+    Cow step is written without a file even where a diagonal step reaches the same square, the
+    diagonal one with its file, a Cow promotion as ``=+``, promoted pieces as ``+C``/``+S``, and
+    a Soldier's promotion without a mark."""
+    pos = Position("cowsandbutterflies", "4a3/8/1C6/8/8/8/4CCC1/A6a w EFG - 0 1")
+    assert pos.move_name(pos.parse_san("f3")) == "f2f3"
+    assert pos.move_name(pos.parse_san("ef3")) == "e2f3"
+    assert pos.move_name(pos.parse_san("bc7=+")) == "b6c7b"
+    pos = Position("cowsandbutterflies", "4a3/3S4/8/8/8/8/8/A1B4a w - - 0 1")
+    assert pos.move_name(pos.parse_san("Sd8")) == "d7d8m"  # forced promotion, not written
+    assert pos.move_name(pos.parse_san("+Cc3")) == "c1c3"  # the Butterfly, XBoard's "+C"
