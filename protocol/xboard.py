@@ -211,7 +211,8 @@ class XBoardView:
     def read_fen(self, fen: str) -> Position:
         """A Position from a FEN as XBoard writes it for this variant.
 
-        XBoard writes promoted forms as ``+X``, may add an en-passant square or castling
+        XBoard writes promoted forms as ``+X`` (Position reads those itself, from the same
+        ``[xboard] promoted`` table), may add an en-passant square or castling
         letters to variants that have neither, and cannot write first-move rights kept per
         piece (Cows and Butterflies' second-rank cows): it decides them itself, a piece on a
         square that held the same piece at the start has not moved.  So when the rights field
@@ -220,8 +221,6 @@ class XBoardView:
         """
         canonical = self.canonical
         spec = load_spec(canonical)
-        for letter, base in self.promoted.items():
-            fen = fen.replace("+" + base, letter).replace("+" + base.lower(), letter.lower())
         try:
             pos = Position(canonical, fen)
             fields = fen.split()
