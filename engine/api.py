@@ -174,6 +174,7 @@ class Engine:
         self.moves = np.zeros((MAXPLY + 2, K.MAXMOVES), np.int64)
         self.mscore = np.zeros((MAXPLY + 2, K.MAXMOVES), np.int64)
         self.root_skip = np.zeros(K.MAXMOVES, np.int64)
+        self.seval = np.zeros(MAXPLY + 2, np.int64)
         self.eval_cache = new_cache()
         self._clock = _Watchdog(self.stop)
 
@@ -197,7 +198,7 @@ class Engine:
 
     def _tables(self) -> SearchTables:
         return SearchTables(self.tt_key, self.tt_data, self.killers, self.history, self.pv,
-                            self.pvlen, self.moves, self.mscore, self.ctrl, self.root_skip)
+                            self.pvlen, self.moves, self.mscore, self.ctrl, self.root_skip, self.seval)
 
     def warmup(self, variant: str = "chess") -> None:
         """Compile or load every kernel the search uses (blocking)."""

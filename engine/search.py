@@ -10,7 +10,8 @@ tt_key          (N,) uint64             transposition table: full Zobrist key
 tt_data         (N,) int64              move (bits 0..19), depth (20..27), bound (28..29),
                                         score + 2**15 (32..47)
 killers         (MAXPLY, 2) int64       two quiet moves that cut off at this ply
-history         (2, 128, 128) int64     quiet-move history by side, from, to
+history         (2, 128, 128) int64     quiet-move history by side, from, to (kept within
+                                        +/- HIST_MAX by Stockfish's "gravity" update)
 pv              (MAXPLY+1, MAXPLY+1)    triangular principal-variation table
 pvlen           (MAXPLY+1,) int64
 moves, mscore   (MAXPLY, MAXMOVES)      move lists and their ordering scores per ply
@@ -18,6 +19,8 @@ ctrl            (16,) int64             C_* slots: stop flag (set from Python), 
                                         node limit, seldepth, root moves to skip
 root_skip       (MAXMOVES,) int64       root moves the search leaves out (MultiPV lines
                                         already found, moves outside ``searchmoves``)
+seval           (MAXPLY+2,) int64       static evaluation at each ply of the current line
+                                        (NO_EVAL in check): "improving" compares ply - 2
 ==============  ======================  ==============================================
 
 The search reads as a numbered recipe in ``negamax``.  Scores are centipawns from the side
@@ -33,7 +36,7 @@ import math
 import numpy as np
 
 from jitfish.eval import EvalCache, EvalTables, evaluate
-from jitfish.eval.evaluate import INF
+from jitfish.eval.evaluate import INF, sdiv
 from jitfish.movegen import kernels as K
 from jitfish.movegen._jit import array_tuple, bundle, helper, kernel
 from jitfish.movegen.kernels import Pos, move_from, move_kind, move_promo, move_to
@@ -63,6 +66,8 @@ PARAMS = {
     "qs_delta": 200,         # delta pruning in quiescence
     "see_depth": 6,          # captures losing more than see_margin * depth (SEE) pruned at low depth
     "see_margin": 100,
+    "iir_depth": 4,          # no TT move at this depth or more: search one ply less
+    "hist_lmr_div": 6000,    # LMR: one ply less per this much quiet-move history (one more below 0)
 }
 NULL_MIN_DEPTH = PARAMS["null_min_depth"]
 NULL_R = PARAMS["null_reduction"]
@@ -76,12 +81,16 @@ LMP_DEPTH = PARAMS["lmp_depth"]
 QS_DELTA = PARAMS["qs_delta"]
 SEE_DEPTH = PARAMS["see_depth"]
 SEE_MARGIN = PARAMS["see_margin"]
+IIR_DEPTH = PARAMS["iir_depth"]
+HIST_LMR_DIV = PARAMS["hist_lmr_div"]
+HIST_MAX = 16384  # history values stay within +/- this (gravity)
+NO_EVAL = -INF - 1  # seval of a node in check
 SEE_ROYAL = 20000  # the royal piece's value in an exchange: it captures last
 
 
 SearchTables = array_tuple("SearchTables", """
     tt_key:u1 tt_data:i1 killers:i2 history:i3 pv:i2 pvlen:i1 moves:i2 mscore:i2 ctrl:i1
-    root_skip:i1
+    root_skip:i1 seval:i1
 """)
 
 # The search kernels take one bundle array ``d`` for the five tuples (see ``_jit.bundle``:
@@ -442,6 +451,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
     key = pos.keys[pos.st[K.ST_PLY]]
     data = tt_probe(ss, key)
     tt_move = 0
+    tscore = np.int64(0)
+    bound = 0
     if data >= 0:
         tt_move = data & 0xFFFFF
         tdepth = (data >> 20) & 255
@@ -451,11 +462,25 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
             if bound == BOUND_EXACT or (bound == BOUND_LOWER and tscore >= beta) \
                     or (bound == BOUND_UPPER and tscore <= alpha):
                 return tscore
-    # Step 4. Static pruning (not in check, not in PV): reverse futility, then null move
+    # Step 4. Static evaluation (every node not in check), refined by the TT score where its
+    # bound allows; "improving" when better than two plies ago
     ev_static = np.int64(0)
+    improving = True
+    if checked:
+        ss.seval[ply] = NO_EVAL
+    else:
+        raw = evaluate(d, np.int64(-INF), np.int64(INF))  # the one call site in negamax
+        ss.seval[ply] = raw
+        ev_static = raw
+        if data >= 0 and abs(tscore) < MATE_BOUND \
+                and (bound & (BOUND_LOWER if tscore > raw else BOUND_UPPER)) != 0:
+            ev_static = tscore
+        if ply >= 2 and ss.seval[ply - 2] != NO_EVAL:
+            improving = raw > ss.seval[ply - 2]
+    # Step 5. Static pruning (not in check, not in PV): reverse futility, then null move
     if not pv_node and not checked and ply > 0:
-        ev_static = evaluate(d, np.int64(-INF), np.int64(INF))  # the one call site in negamax
-        if depth <= RFP_DEPTH and abs(beta) < MATE_BOUND and ev_static - RFP_MARGIN * depth >= beta:
+        if depth <= RFP_DEPTH and abs(beta) < MATE_BOUND \
+                and ev_static - RFP_MARGIN * (depth - (1 if improving else 0)) >= beta:
             return ev_static
         if allow_null != 0 and depth >= NULL_MIN_DEPTH and ev_static >= beta and abs(beta) < MATE_BOUND \
                 and has_pieces(pos, tab):
@@ -466,7 +491,10 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
                 return 0
             if v >= beta:
                 return beta if v >= MATE_BOUND else v
-    # Step 5. Generate; no legal move is a terminal verdict
+    # Step 6. Internal iterative reduction: no TT move to start with, one ply less
+    if tt_move == 0 and depth >= IIR_DEPTH:
+        depth -= 1
+    # Step 7. Generate; no legal move is a terminal verdict
     n = K.generate(d, ss.moves[ply], np.int64(K.GEN_ALL))
     if n == 0:
         if checked or tab.cfg[CFG_STALEMATE_LOSS]:
@@ -475,7 +503,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
     if ply == 0 and ss.ctrl[C_ROOT_SKIP] > 0:
         n = skip_root_moves(ss, n)
     score_moves(pos, tab, ss, ev, ply, n, tt_move)
-    # Step 6. Move loop: PVS with late-move reductions; futility and late-move pruning of
+    # Step 8. Move loop: PVS with late-move reductions; futility and late-move pruning of
     # quiet moves that give no check, once a move has been searched
     best = -INF
     best_move = 0
@@ -515,6 +543,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
                 r -= 1
             if m == ss.killers[ply, 0] or m == ss.killers[ply, 1]:
                 r -= 1
+            else:
+                r -= sdiv(ss.history[us, move_from(m), move_to(m)], HIST_LMR_DIV)
             r = max(0, min(r, depth - 2))
         zw = i > 0  # the first move gets the full window, the rest a null window first
         while True:
@@ -543,26 +573,22 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
                     ss.pv[ply, j] = ss.pv[ply + 1, j]
                 ss.pvlen[ply] = max(ss.pvlen[ply + 1], ply + 1)
                 if v >= beta:
-                    # Step 7. Beta cutoff: remember quiet moves that refuted
+                    # Step 9. Beta cutoff: remember quiet moves that refuted
                     if not tactical:
                         if ss.killers[ply, 0] != m:
                             ss.killers[ply, 1] = ss.killers[ply, 0]
                             ss.killers[ply, 0] = m
                         fr = move_from(m)
                         to = move_to(m)
-                        bonus = depth * depth
-                        ss.history[us, fr, to] += bonus
+                        bonus = min(19 * depth * depth + 155 * depth - 132, 4000)
+                        hist_update(ss, us, fr, to, bonus)
                         # the quiet moves searched before it failed to cut: a malus
                         for j in range(i):
                             q = ss.moves[ply, j]
                             if not is_tactical(pos, tab, q):
-                                ss.history[us, move_from(q), move_to(q)] -= bonus
-                        if abs(ss.history[us, fr, to]) > (1 << 26):
-                            for a in range(128):
-                                for b in range(128):
-                                    ss.history[us, a, b] //= 2
+                                hist_update(ss, us, move_from(q), move_to(q), -bonus)
                     break
-    # Step 8. Store
+    # Step 10. Store
     if best >= beta:
         bound = BOUND_LOWER
     elif alpha > old_alpha:
@@ -571,6 +597,13 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
         bound = BOUND_UPPER
     tt_store(ss, key, best_move, depth, bound, value_to_tt(best, ply))
     return best
+
+
+@helper
+def hist_update(ss, us, fr, to, bonus):
+    """Stockfish's history "gravity": the entry moves by bonus, less as it nears HIST_MAX."""
+    h = ss.history[us, fr, to]
+    ss.history[us, fr, to] = h + bonus - h * abs(bonus) // HIST_MAX
 
 
 @helper
