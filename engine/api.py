@@ -23,8 +23,9 @@ import numpy as np
 from jitfish.eval import eval_tables, new_cache, pack_eval, static_eval
 from jitfish.movegen import kernels as K
 from jitfish.movegen.position import Position
+from jitfish.movegen.tables import CFG_NSQ, CFG_NTYPES
 
-from .search import (C_NODE_LIMIT, C_NODES, C_ROOT_SKIP, C_SELDEPTH, C_STOP, INF, MATE, MATE_BOUND, MAXPLY,
+from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SKIP, C_SELDEPTH, C_STOP, INF, MATE, MATE_BOUND, MAXPLY,
                      PARAMS, SearchTables, pack_search, search_root)
 
 __all__ = ["Engine", "Limits", "SearchInfo", "SearchResult", "time_budget"]
@@ -175,6 +176,8 @@ class Engine:
         self.mscore = np.zeros((MAXPLY + 2, K.MAXMOVES), np.int64)
         self.root_skip = np.zeros(K.MAXMOVES, np.int64)
         self.seval = np.zeros(MAXPLY + 2, np.int64)
+        self.cmove = np.full(MAXPLY + 2, -1, np.int64)
+        self.cont = np.zeros((1, 1), np.int64)  # sized for the variant by the first search
         self.eval_cache = new_cache()
         self._clock = _Watchdog(self.stop)
 
@@ -191,6 +194,7 @@ class Engine:
         self.history[:] = 0
         self.killers[:] = 0
         self.eval_cache.key[:] = 0
+        self.cont[:] = 0
 
     def stop(self) -> None:
         """Ask a running search to return (safe from any thread)."""
@@ -198,7 +202,7 @@ class Engine:
 
     def _tables(self) -> SearchTables:
         return SearchTables(self.tt_key, self.tt_data, self.killers, self.history, self.pv,
-                            self.pvlen, self.moves, self.mscore, self.ctrl, self.root_skip, self.seval)
+                            self.pvlen, self.moves, self.mscore, self.ctrl, self.root_skip, self.seval, self.cmove, self.cont)
 
     def warmup(self, variant: str = "chess") -> None:
         """Compile or load every kernel the search uses (blocking)."""
@@ -254,6 +258,9 @@ class Engine:
         outside = [m for m in legal if m not in pool]
         n_pv = min(multipv, len(pool))
         ev = eval_tables(pos.variant)
+        n_cont = min(int(pos.tab.cfg[CFG_NTYPES]) * int(pos.tab.cfg[CFG_NSQ]), CONT_MAX)
+        if self.cont.shape[0] != n_cont:  # continuation history: one table per variant size
+            self.cont = np.zeros((n_cont, n_cont), np.int64)
         ss = self._tables()
         d = pack_search(pos.pos, pos.tab, ev, self.eval_cache, ss)  # raw addresses: pos, ev, ss stay alive here
         soft, hard = time_budget(pos.turn, lim)

@@ -21,6 +21,11 @@ root_skip       (MAXMOVES,) int64       root moves the search leaves out (MultiP
                                         already found, moves outside ``searchmoves``)
 seval           (MAXPLY+2,) int64       static evaluation at each ply of the current line
                                         (NO_EVAL in check): "improving" compares ply - 2
+cmove           (MAXPLY+2,) int64       the move played at each ply of the current line as a
+                                        piece-square index (``cont_index``; -1: null move)
+cont            (N, N) int64            continuation history: how well a quiet move (piece
+                                        type, target) did after the move 1, 2 or 4 plies
+                                        before it (same index), N = min(types x squares, 2048)
 ==============  ======================  ==============================================
 
 The search reads as a numbered recipe in ``negamax``.  Scores are centipawns from the side
@@ -40,10 +45,10 @@ from jitfish.eval.evaluate import INF, sdiv
 from jitfish.movegen import kernels as K
 from jitfish.movegen._jit import array_tuple, bundle, helper, kernel
 from jitfish.movegen.kernels import Pos, move_from, move_kind, move_promo, move_to
-from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CFG_EXT_MASK, CFG_FIFTY, CFG_NTYPES,
+from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CFG_EXT_MASK, CFG_FIFTY, CFG_NSQ, CFG_NTYPES,
                                     CFG_ROYAL, CFG_STALEMATE_LOSS, Tables)
 
-__all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "MAXPLY", "MATE",
+__all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "MAXPLY", "MATE", "CONT_MAX",
            "MATE_BOUND", "INF", "C_STOP", "C_NODES", "C_NODE_LIMIT", "C_SELDEPTH"]
 
 MAXPLY = 96
@@ -60,29 +65,38 @@ PARAMS = {
     "aspiration": 40,
     "rfp_depth": 6,          # reverse futility: static eval - margin * depth >= beta returns
     "rfp_margin": 90,
-    "futility_depth": 3,     # quiet moves pruned when static eval + margin * depth <= alpha
-    "futility_margin": 110,
     "lmp_depth": 3,          # late-move pruning: quiet moves beyond 3 + depth**2 at low depth
     "qs_delta": 200,         # delta pruning in quiescence
     "see_depth": 6,          # captures losing more than see_margin * depth (SEE) pruned at low depth
     "see_margin": 100,
     "iir_depth": 4,          # no TT move at this depth or more: search one ply less
-    "hist_lmr_div": 6000,    # LMR: one ply less per this much quiet-move history (one more below 0)
+    "hist_lmr_div": 12000,   # LMR: one ply less per this much quiet-move history (one more below 0)
+    "cont_prune_depth": 3,   # quiet moves with bad continuation history pruned below this LMR depth
+    "see_quiet": 20,         # quiet moves losing more than see_quiet * lmr_depth**2 (SEE) pruned
+    "see_quiet_depth": 7,    #   below this LMR depth
+    "fut_lmr_depth": 6,      # futility by LMR depth: static eval + base + margin * lmr_depth <= alpha
+    "fut_lmr_base": 140,
+    "fut_lmr_margin": 100,
 }
+CONT_MAX = 2048  # continuation-history index range at most (a bigger variant folds its indices)
 NULL_MIN_DEPTH = PARAMS["null_min_depth"]
 NULL_R = PARAMS["null_reduction"]
 LMR_MIN_DEPTH = PARAMS["lmr_min_depth"]
 LMR_MIN_MOVES = PARAMS["lmr_min_moves"]
 RFP_DEPTH = PARAMS["rfp_depth"]
 RFP_MARGIN = PARAMS["rfp_margin"]
-FUT_DEPTH = PARAMS["futility_depth"]
-FUT_MARGIN = PARAMS["futility_margin"]
 LMP_DEPTH = PARAMS["lmp_depth"]
 QS_DELTA = PARAMS["qs_delta"]
 SEE_DEPTH = PARAMS["see_depth"]
 SEE_MARGIN = PARAMS["see_margin"]
 IIR_DEPTH = PARAMS["iir_depth"]
 HIST_LMR_DIV = PARAMS["hist_lmr_div"]
+CONT_PRUNE_DEPTH = PARAMS["cont_prune_depth"]
+SEE_QUIET = PARAMS["see_quiet"]
+SEE_QUIET_DEPTH = PARAMS["see_quiet_depth"]
+FUT_LMR_DEPTH = PARAMS["fut_lmr_depth"]
+FUT_LMR_BASE = PARAMS["fut_lmr_base"]
+FUT_LMR_MARGIN = PARAMS["fut_lmr_margin"]
 HIST_MAX = 16384  # history values stay within +/- this (gravity)
 NO_EVAL = -INF - 1  # seval of a node in check
 SEE_ROYAL = 20000  # the royal piece's value in an exchange: it captures last
@@ -90,7 +104,7 @@ SEE_ROYAL = 20000  # the royal piece's value in an exchange: it captures last
 
 SearchTables = array_tuple("SearchTables", """
     tt_key:u1 tt_data:i1 killers:i2 history:i3 pv:i2 pvlen:i1 moves:i2 mscore:i2 ctrl:i1
-    root_skip:i1 seval:i1
+    root_skip:i1 seval:i1 cmove:i1 cont:i2
 """)
 
 # The search kernels take one bundle array ``d`` for the five tuples (see ``_jit.bundle``:
@@ -263,7 +277,7 @@ def see_ge(pos, tab, ev, m, threshold):
 
 
 @helper
-def score_moves(pos, tab, ss, ev, ply, n, tt_move):
+def score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4):
     """Ordering scores: TT move, captures that do not lose material (SEE) by MVV-LVA,
     promotions, killers, quiet moves by history, then losing captures (negative scores,
     which quiescence and the low-depth pruning read as "SEE < 0")."""
@@ -294,7 +308,30 @@ def score_moves(pos, tab, ss, ev, ply, n, tt_move):
         elif m == ss.killers[ply, 1]:
             sc[i] = (1 << 28) - 1
         else:
-            sc[i] = ss.history[us, fr, to]
+            sc[i] = quiet_score(pos, tab, ss, us, m, c1, c2, c4)
+
+
+@helper
+def cont_index(pos, tab, ss, m):
+    """The continuation-history index of move m in this position: moving piece type, target."""
+    t = (pos.board[move_from(m)] - 1) >> 1
+    return (t * tab.cfg[CFG_NSQ] + move_to(m)) % ss.cont.shape[0]
+
+
+@helper
+def quiet_score(pos, tab, ss, us, m, c1, c2, c4):
+    """A quiet move's history: by side, from and to, plus its continuation history after the
+    moves 1, 2 and 4 plies before (index -1: none)."""
+    s = ss.history[us, move_from(m), move_to(m)]
+    if c1 >= 0 or c2 >= 0 or c4 >= 0:
+        ci = cont_index(pos, tab, ss, m)
+        if c1 >= 0:
+            s += ss.cont[c1, ci]
+        if c2 >= 0:
+            s += ss.cont[c2, ci]
+        if c4 >= 0:
+            s += ss.cont[c4, ci]
+    return s
 
 
 @helper
@@ -377,7 +414,7 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
     n = K.generate(d, ss.moves[ply], np.int64(K.GEN_ALL) if checked else np.int64(K.GEN_TACTICAL))
     if checked and n == 0:
         return mated_in(ply)
-    score_moves(pos, tab, ss, ev, ply, n, 0)
+    score_moves(pos, tab, ss, ev, ply, n, 0, -1, -1, -1)
     best = stand if not checked else -INF
     # no delta pruning where one capture can decide the game (extinction, a bare king)
     delta_ok = not checked and tab.cfg[CFG_EXT_MASK] == 0
@@ -484,6 +521,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
             return ev_static
         if allow_null != 0 and depth >= NULL_MIN_DEPTH and ev_static >= beta and abs(beta) < MATE_BOUND \
                 and has_pieces(pos, tab):
+            ss.cmove[ply] = -1
             K.make_null(d)
             v = -negamax(d, depth - 1 - NULL_R - depth // 6, -beta, -beta + 1, ply + 1, np.int64(0))
             K.unmake_null(d)
@@ -502,7 +540,10 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
         return 0
     if ply == 0 and ss.ctrl[C_ROOT_SKIP] > 0:
         n = skip_root_moves(ss, n)
-    score_moves(pos, tab, ss, ev, ply, n, tt_move)
+    c1 = ss.cmove[ply - 1] if ply >= 1 else -1
+    c2 = ss.cmove[ply - 2] if ply >= 2 else -1
+    c4 = ss.cmove[ply - 4] if ply >= 4 else -1
+    score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4)
     # Step 8. Move loop: PVS with late-move reductions; futility and late-move pruning of
     # quiet moves that give no check, once a move has been searched
     best = -INF
@@ -510,8 +551,6 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
     old_alpha = alpha
     us = pos.st[K.ST_SIDE]
     prunable = not pv_node and not checked and ply > 0
-    futile = prunable and depth <= FUT_DEPTH and abs(alpha) < MATE_BOUND \
-        and ev_static + FUT_MARGIN * depth <= alpha
     lmp_limit = 3 + depth * depth if (prunable and depth <= LMP_DEPTH) else 1 << 30
     # SEE pruning is off where one capture can decide the game (extinction, a bare king)
     see_prune_ok = tab.cfg[CFG_EXT_MASK] == 0 and not (tab.cfg[CFG_BARE_KING] and few_pieces(pos, tab))
@@ -523,29 +562,50 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
                 and best > -MATE_BOUND and see_prune_ok \
                 and not see_ge(pos, tab, ev, m, np.int64(-SEE_MARGIN * depth)):
             continue  # a capture that loses too much at low depth (SEE)
-        K.make_move(d, m)
-        gives_check = False  # asked only where pruning or a reduction depends on it
+        ci = cont_index(pos, tab, ss, m)
+        # the late-move reduction this move would get, and the depth it leaves
+        r = 0
+        if i > 0 and depth >= LMR_MIN_DEPTH and i >= LMR_MIN_MOVES and not tactical and not checked:
+            r = int(0.75 + math.log(depth) * math.log(i + 1) / 2.25)
+        lmr_depth = depth - 1 - r
+        may_prune = False
+        stat = np.int64(0)
         if not tactical:
             quiets += 1
-            may_prune = i > 0 and best > -MATE_BOUND and (futile or quiets > lmp_limit)
-            if may_prune or (i >= LMR_MIN_MOVES and depth >= LMR_MIN_DEPTH and not checked):
-                gives_check = K.in_check(tab, pos.bb, pos.st)
-            if may_prune and not gives_check:
-                K.unmake_move(d)
-                continue
+            stat = quiet_score(pos, tab, ss, us, m, c1, c2, c4)
+            if prunable and i > 0 and best > -MATE_BOUND:
+                if quiets > lmp_limit:
+                    may_prune = True  # late-move pruning
+                elif lmr_depth < FUT_LMR_DEPTH and abs(alpha) < MATE_BOUND \
+                        and ev_static + FUT_LMR_BASE + FUT_LMR_MARGIN * max(lmr_depth, 0) <= alpha:
+                    may_prune = True  # futility
+                elif lmr_depth < CONT_PRUNE_DEPTH and c1 >= 0 and ss.cont[c1, ci] < 0 \
+                        and (c2 < 0 or ss.cont[c2, ci] < 0):
+                    may_prune = True  # continuation history says it does not work here
+                elif lmr_depth < SEE_QUIET_DEPTH and see_prune_ok \
+                        and not see_ge(pos, tab, ev, m, np.int64(-SEE_QUIET * max(lmr_depth, 0) ** 2)):
+                    may_prune = True  # it puts a piece where it is lost (SEE)
+        ss.cmove[ply] = ci
+        K.make_move(d, m)
+        gives_check = False  # asked only where pruning or a reduction depends on it
+        if may_prune or r > 0:
+            gives_check = K.in_check(tab, pos.bb, pos.st)
+        if may_prune and not gives_check:
+            K.unmake_move(d)
+            continue
         # PVS with LMR as a sequence of (reduction, null window?) searches through one call
         # site: every recursive call site is another inlined copy for LLVM to compile.
-        r = 0
-        if i > 0 and depth >= LMR_MIN_DEPTH and i >= LMR_MIN_MOVES and not tactical and not checked \
-                and not gives_check:
-            r = int(0.75 + math.log(depth) * math.log(i + 1) / 2.25)
-            if pv_node:
-                r -= 1
-            if m == ss.killers[ply, 0] or m == ss.killers[ply, 1]:
-                r -= 1
+        if r > 0:
+            if gives_check:
+                r = 0
             else:
-                r -= sdiv(ss.history[us, move_from(m), move_to(m)], HIST_LMR_DIV)
-            r = max(0, min(r, depth - 2))
+                if pv_node:
+                    r -= 1
+                if m == ss.killers[ply, 0] or m == ss.killers[ply, 1]:
+                    r -= 1
+                else:
+                    r -= sdiv(stat, HIST_LMR_DIV)
+                r = max(0, min(r, depth - 2))
         zw = i > 0  # the first move gets the full window, the rest a null window first
         while True:
             lo = -alpha - 1 if zw else -beta
@@ -582,11 +642,13 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
                         to = move_to(m)
                         bonus = min(19 * depth * depth + 155 * depth - 132, 4000)
                         hist_update(ss, us, fr, to, bonus)
+                        cont_update(ss, c1, c2, c4, ci, bonus)
                         # the quiet moves searched before it failed to cut: a malus
                         for j in range(i):
                             q = ss.moves[ply, j]
                             if not is_tactical(pos, tab, q):
                                 hist_update(ss, us, move_from(q), move_to(q), -bonus)
+                                cont_update(ss, c1, c2, c4, cont_index(pos, tab, ss, q), -bonus)
                     break
     # Step 10. Store
     if best >= beta:
@@ -604,6 +666,16 @@ def hist_update(ss, us, fr, to, bonus):
     """Stockfish's history "gravity": the entry moves by bonus, less as it nears HIST_MAX."""
     h = ss.history[us, fr, to]
     ss.history[us, fr, to] = h + bonus - h * abs(bonus) // HIST_MAX
+
+
+@helper
+def cont_update(ss, c1, c2, c4, ci, bonus):
+    """The same gravity update in the continuation histories after the moves 1, 2 and 4
+    plies before (index -1: none)."""
+    for c in (c1, c2, c4):
+        if c >= 0:
+            h = ss.cont[c, ci]
+            ss.cont[c, ci] = h + bonus - h * abs(bonus) // HIST_MAX
 
 
 @helper
