@@ -61,7 +61,8 @@ PARAMS = {
     "null_min_depth": 3,
     "null_reduction": 3,
     "lmr_min_depth": 3,
-    "lmr_min_moves": 3,
+    "lmr_min_moves": 2,
+    "lmr_cut": 2,            # LMR: plies more at a cut node
     "aspiration": 40,
     "rfp_depth": 6,          # reverse futility: static eval - margin * depth >= beta returns
     "rfp_margin": 90,
@@ -83,6 +84,7 @@ NULL_MIN_DEPTH = PARAMS["null_min_depth"]
 NULL_R = PARAMS["null_reduction"]
 LMR_MIN_DEPTH = PARAMS["lmr_min_depth"]
 LMR_MIN_MOVES = PARAMS["lmr_min_moves"]
+LMR_CUT = PARAMS["lmr_cut"]
 RFP_DEPTH = PARAMS["rfp_depth"]
 RFP_MARGIN = PARAMS["rfp_margin"]
 LMP_DEPTH = PARAMS["lmp_depth"]
@@ -173,6 +175,20 @@ def tt_store(ss, key, move, depth, bound, score):
         move = old & 0xFFFFF
     ss.tt_key[i] = key
     ss.tt_data[i] = (move & 0xFFFFF) | (max(depth, 0) << 20) | (bound << 28) | ((score + 32768) << 32)
+
+
+@helper
+def qs_store(ss, key, move, bound, score):
+    """Quiescence's store (depth 0): into an empty slot or one that holds depth 0, never over
+    an entry of the main search."""
+    i = key & np.uint64(ss.tt_key.shape[0] - 1)
+    old = ss.tt_data[i]
+    if old >= 0 and ((old >> 20) & 255) > 0:
+        return
+    if move == 0 and ss.tt_key[i] == key and old >= 0:
+        move = old & 0xFFFFF
+    ss.tt_key[i] = key
+    ss.tt_data[i] = (move & 0xFFFFF) | (bound << 28) | ((score + 32768) << 32)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -400,6 +416,19 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
         checked = K.in_check(tab, pos.bb, pos.st)
     else:
         checked = known_check == 1
+    # the transposition table: a bound that decides, else its move first
+    key = pos.keys[pos.st[K.ST_PLY]]
+    data = tt_probe(ss, key)
+    tt_move = 0
+    pv_node = beta - alpha > 1
+    if data >= 0:
+        tt_move = data & 0xFFFFF
+        bound = (data >> 28) & 3
+        tscore = value_from_tt(((data >> 32) & 0xFFFF) - 32768, ply)
+        if not pv_node and (bound == BOUND_EXACT or (bound == BOUND_LOWER and tscore >= beta)
+                            or (bound == BOUND_UPPER and tscore <= alpha)):
+            return tscore
+    old_alpha = alpha
     stand = np.int64(-INF)
     if not checked or ply >= MAXPLY - 1:
         stand = evaluate(d, alpha, beta)  # one call site: each is another inlined copy to compile
@@ -414,8 +443,9 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
     n = K.generate(d, ss.moves[ply], np.int64(K.GEN_ALL) if checked else np.int64(K.GEN_TACTICAL))
     if checked and n == 0:
         return mated_in(ply)
-    score_moves(pos, tab, ss, ev, ply, n, 0, -1, -1, -1)
+    score_moves(pos, tab, ss, ev, ply, n, tt_move, -1, -1, -1)
     best = stand if not checked else -INF
+    best_move = 0
     # no delta pruning where one capture can decide the game (extinction, a bare king)
     delta_ok = not checked and tab.cfg[CFG_EXT_MASK] == 0
     if delta_ok and tab.cfg[CFG_BARE_KING]:
@@ -450,15 +480,20 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
             best = v
             if v > alpha:
                 alpha = v
+                best_move = m
                 if v >= beta:
+                    qs_store(ss, key, m, BOUND_LOWER, value_to_tt(v, ply))
                     return v
+    if best > -MATE_BOUND or not checked:
+        qs_store(ss, key, best_move, BOUND_EXACT if alpha > old_alpha else BOUND_UPPER, value_to_tt(best, ply))
     return best
 
 
 @kernel
-def negamax(d, depth, alpha, beta, ply, allow_null):
+def negamax(d, depth, alpha, beta, ply, allow_null, cut_node):
     """Principal variation search on the bundle d (``pack_search``) to depth; the score
-    from the side to move."""
+    from the side to move.  ``cut_node`` (0 or 1): a null-window node expected to fail high
+    (Stockfish's cutNode), where late moves are reduced more."""
     pos, tab, ev, _cache, ss = unpack_search(d)
     pv_node = beta - alpha > 1
     ss.pvlen[ply] = ply
@@ -476,10 +511,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
     v = K.verdict(tab, pos.cnt, pos.st[K.ST_SIDE])
     if v != 0:
         return mate_in(ply) if v > 0 else mated_in(ply)
-    # Step 2. Check extension, then quiescence at the horizon (and at the ply limit)
+    # Step 2. Quiescence at the horizon (and at the ply limit); a check was extended by the parent
     checked = K.in_check(tab, pos.bb, pos.st)
-    if checked:
-        depth += 1
     if depth <= 0 or ply >= MAXPLY - 2:
         return qsearch(d, alpha, beta, ply, np.int64(0), np.int64(1) if checked else np.int64(0))
     if ply > ss.ctrl[C_SELDEPTH]:
@@ -523,7 +556,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
                 and has_pieces(pos, tab):
             ss.cmove[ply] = -1
             K.make_null(d)
-            v = -negamax(d, depth - 1 - NULL_R - depth // 6, -beta, -beta + 1, ply + 1, np.int64(0))
+            v = -negamax(d, depth - 1 - NULL_R - depth // 6, -beta, -beta + 1, ply + 1, np.int64(0), 1 - cut_node)
             K.unmake_null(d)
             if ss.ctrl[C_STOP]:
                 return 0
@@ -587,12 +620,19 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
                     may_prune = True  # it puts a piece where it is lost (SEE)
         ss.cmove[ply] = ci
         K.make_move(d, m)
-        gives_check = False  # asked only where pruning or a reduction depends on it
-        if may_prune or r > 0:
-            gives_check = K.in_check(tab, pos.bb, pos.st)
+        gives_check = K.in_check(tab, pos.bb, pos.st)
         if may_prune and not gives_check:
             K.unmake_move(d)
             continue
+        # check extension, for checks that do not lose material (SEE)
+        ext = 0
+        if gives_check:
+            if tactical:
+                ext = 1 if ss.mscore[ply, i] >= 0 else 0
+            else:
+                K.unmake_move(d)
+                ext = 1 if see_ge(pos, tab, ev, m, np.int64(0)) else 0
+                K.make_move(d, m)
         # PVS with LMR as a sequence of (reduction, null window?) searches through one call
         # site: every recursive call site is another inlined copy for LLVM to compile.
         if r > 0:
@@ -601,6 +641,10 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
             else:
                 if pv_node:
                     r -= 1
+                if cut_node:
+                    r += LMR_CUT
+                if not improving and r > 1:
+                    r += 1
                 if m == ss.killers[ply, 0] or m == ss.killers[ply, 1]:
                     r -= 1
                 else:
@@ -609,7 +653,9 @@ def negamax(d, depth, alpha, beta, ply, allow_null):
         zw = i > 0  # the first move gets the full window, the rest a null window first
         while True:
             lo = -alpha - 1 if zw else -beta
-            v = -negamax(d, depth - 1 - r, lo, -alpha, ply + 1, np.int64(1))
+            # the child of a reduced search is a cut node; of a full-depth null window, the opposite
+            child_cut = (1 if r > 0 else 1 - cut_node) if zw else 0
+            v = -negamax(d, depth - 1 - r + ext, lo, -alpha, ply + 1, np.int64(1), np.int64(child_cut))
             if ss.ctrl[C_STOP] or v <= alpha:
                 break
             if r > 0:  # a reduced search beat alpha: again at full depth, null window
@@ -704,4 +750,4 @@ def search_root(d, ss, depth, alpha, beta):
     ``negamax`` itself: a small compiled root wrapper would re-optimize the whole search tree
     once more on a cold start (3 s)."""
     ss.ctrl[C_SELDEPTH] = 0
-    return negamax(d, np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(0), np.int64(1))
+    return negamax(d, np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(0), np.int64(1), np.int64(0))
