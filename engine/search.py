@@ -70,7 +70,9 @@ PARAMS = {
     "qs_delta": 200,         # delta pruning in quiescence
     "see_depth": 6,          # captures losing more than see_margin * depth (SEE) pruned at low depth
     "see_margin": 100,
-    "iir_depth": 4,          # no TT move at this depth or more: search one ply less
+    "iir_depth": 4,
+    "se_depth": 7,           # singular extension from this depth: others below tt score - se_margin * depth
+    "se_margin": 2,          # no TT move at this depth or more: search one ply less
     "hist_lmr_div": 12000,   # LMR: one ply less per this much quiet-move history (one more below 0)
     "cont_prune_depth": 3,   # quiet moves with bad continuation history pruned below this LMR depth
     "see_quiet": 20,         # quiet moves losing more than see_quiet * lmr_depth**2 (SEE) pruned
@@ -92,6 +94,8 @@ QS_DELTA = PARAMS["qs_delta"]
 SEE_DEPTH = PARAMS["see_depth"]
 SEE_MARGIN = PARAMS["see_margin"]
 IIR_DEPTH = PARAMS["iir_depth"]
+SE_DEPTH = PARAMS["se_depth"]
+SE_MARGIN = PARAMS["se_margin"]
 HIST_LMR_DIV = PARAMS["hist_lmr_div"]
 CONT_PRUNE_DEPTH = PARAMS["cont_prune_depth"]
 SEE_QUIET = PARAMS["see_quiet"]
@@ -351,6 +355,17 @@ def quiet_score(pos, tab, ss, us, m, c1, c2, c4):
 
 
 @helper
+def drop_move(ss, ply, n, m):
+    """Leave move m out of the move list at ply; the new length."""
+    moves = ss.moves[ply]
+    for i in range(n):
+        if moves[i] == m:
+            moves[i] = moves[n - 1]
+            return n - 1
+    return n
+
+
+@helper
 def skip_root_moves(ss, n):
     """Drop the root moves listed in ``root_skip`` (the caller leaves at least one)."""
     moves = ss.moves[0]
@@ -490,10 +505,11 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
 
 
 @kernel
-def negamax(d, depth, alpha, beta, ply, allow_null, cut_node):
+def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     """Principal variation search on the bundle d (``pack_search``) to depth; the score
     from the side to move.  ``cut_node`` (0 or 1): a null-window node expected to fail high
-    (Stockfish's cutNode), where late moves are reduced more."""
+    (Stockfish's cutNode), where late moves are reduced more.  ``excluded``: a move left out
+    (the singular-extension test searches the node again without its TT move), else 0."""
     pos, tab, ev, _cache, ss = unpack_search(d)
     pv_node = beta - alpha > 1
     ss.pvlen[ply] = ply
@@ -523,6 +539,9 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node):
     tt_move = 0
     tscore = np.int64(0)
     bound = 0
+    tdepth = 0
+    if excluded != 0:
+        data = np.int64(-1)  # the TT entry is the full node's, not this one's
     if data >= 0:
         tt_move = data & 0xFFFFF
         tdepth = (data >> 20) & 255
@@ -548,7 +567,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node):
         if ply >= 2 and ss.seval[ply - 2] != NO_EVAL:
             improving = raw > ss.seval[ply - 2]
     # Step 5. Static pruning (not in check, not in PV): reverse futility, then null move
-    if not pv_node and not checked and ply > 0:
+    if not pv_node and not checked and ply > 0 and excluded == 0:
         if depth <= RFP_DEPTH and abs(beta) < MATE_BOUND \
                 and ev_static - RFP_MARGIN * (depth - (1 if improving else 0)) >= beta:
             return ev_static
@@ -556,28 +575,47 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node):
                 and has_pieces(pos, tab):
             ss.cmove[ply] = -1
             K.make_null(d)
-            v = -negamax(d, depth - 1 - NULL_R - depth // 6, -beta, -beta + 1, ply + 1, np.int64(0), 1 - cut_node)
+            v = -negamax(d, depth - 1 - NULL_R - depth // 6, -beta, -beta + 1, ply + 1, np.int64(0), 1 - cut_node,
+                         np.int64(0))
             K.unmake_null(d)
             if ss.ctrl[C_STOP]:
                 return 0
             if v >= beta:
                 return beta if v >= MATE_BOUND else v
     # Step 6. Internal iterative reduction: no TT move to start with, one ply less
-    if tt_move == 0 and depth >= IIR_DEPTH:
+    if tt_move == 0 and depth >= IIR_DEPTH and excluded == 0:
         depth -= 1
-    # Step 7. Generate; no legal move is a terminal verdict
+    # Step 7. Singular extension: when every other move falls well short of the TT move's
+    # lower bound, the TT move is searched one ply deeper (and if they reach beta, cut)
+    singular = False
+    if excluded == 0 and ply > 0 and tt_move != 0 and depth >= SE_DEPTH and bound & BOUND_LOWER \
+            and tdepth >= depth - 3 and abs(tscore) < MATE_BOUND:
+        sbeta = tscore - SE_MARGIN * depth
+        v = negamax(d, depth // 2, sbeta - 1, sbeta, ply, np.int64(0), cut_node, np.int64(tt_move))
+        ss.pvlen[ply] = ply
+        if ss.ctrl[C_STOP]:
+            return 0
+        if v < sbeta:
+            singular = True
+        elif sbeta >= beta:
+            return sbeta  # multi-cut: several moves beat beta
+    # Step 8. Generate; no legal move is a terminal verdict
     n = K.generate(d, ss.moves[ply], np.int64(K.GEN_ALL))
     if n == 0:
         if checked or tab.cfg[CFG_STALEMATE_LOSS]:
             return mated_in(ply)
         return 0
+    if excluded != 0:
+        n = drop_move(ss, ply, n, excluded)
+        if n == 0:
+            return alpha  # the TT move was the only move: it is singular
     if ply == 0 and ss.ctrl[C_ROOT_SKIP] > 0:
         n = skip_root_moves(ss, n)
     c1 = ss.cmove[ply - 1] if ply >= 1 else -1
     c2 = ss.cmove[ply - 2] if ply >= 2 else -1
     c4 = ss.cmove[ply - 4] if ply >= 4 else -1
     score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4)
-    # Step 8. Move loop: PVS with late-move reductions; futility and late-move pruning of
+    # Step 9. Move loop: PVS with late-move reductions; futility and late-move pruning of
     # quiet moves that give no check, once a move has been searched
     best = -INF
     best_move = 0
@@ -626,7 +664,9 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node):
             continue
         # check extension, for checks that do not lose material (SEE)
         ext = 0
-        if gives_check:
+        if singular and m == tt_move:
+            ext = 1
+        elif gives_check:
             if tactical:
                 ext = 1 if ss.mscore[ply, i] >= 0 else 0
             else:
@@ -645,6 +685,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node):
                     r += LMR_CUT
                 if not improving and r > 1:
                     r += 1
+                if singular:
+                    r -= 2
                 if m == ss.killers[ply, 0] or m == ss.killers[ply, 1]:
                     r -= 1
                 else:
@@ -655,7 +697,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node):
             lo = -alpha - 1 if zw else -beta
             # the child of a reduced search is a cut node; of a full-depth null window, the opposite
             child_cut = (1 if r > 0 else 1 - cut_node) if zw else 0
-            v = -negamax(d, depth - 1 - r + ext, lo, -alpha, ply + 1, np.int64(1), np.int64(child_cut))
+            v = -negamax(d, depth - 1 - r + ext, lo, -alpha, ply + 1, np.int64(1), np.int64(child_cut),
+                         np.int64(0))
             if ss.ctrl[C_STOP] or v <= alpha:
                 break
             if r > 0:  # a reduced search beat alpha: again at full depth, null window
@@ -679,7 +722,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node):
                     ss.pv[ply, j] = ss.pv[ply + 1, j]
                 ss.pvlen[ply] = max(ss.pvlen[ply + 1], ply + 1)
                 if v >= beta:
-                    # Step 9. Beta cutoff: remember quiet moves that refuted
+                    # Step 10. Beta cutoff: remember quiet moves that refuted
                     if not tactical:
                         if ss.killers[ply, 0] != m:
                             ss.killers[ply, 1] = ss.killers[ply, 0]
@@ -696,14 +739,15 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node):
                                 hist_update(ss, us, move_from(q), move_to(q), -bonus)
                                 cont_update(ss, c1, c2, c4, cont_index(pos, tab, ss, q), -bonus)
                     break
-    # Step 10. Store
+    # Step 11. Store (not for the singular test: the node's entry belongs to the full search)
     if best >= beta:
         bound = BOUND_LOWER
     elif alpha > old_alpha:
         bound = BOUND_EXACT
     else:
         bound = BOUND_UPPER
-    tt_store(ss, key, best_move, depth, bound, value_to_tt(best, ply))
+    if excluded == 0:
+        tt_store(ss, key, best_move, depth, bound, value_to_tt(best, ply))
     return best
 
 
@@ -750,4 +794,5 @@ def search_root(d, ss, depth, alpha, beta):
     ``negamax`` itself: a small compiled root wrapper would re-optimize the whole search tree
     once more on a cold start (3 s)."""
     ss.ctrl[C_SELDEPTH] = 0
-    return negamax(d, np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(0), np.int64(1), np.int64(0))
+    return negamax(d, np.int64(depth), np.int64(alpha), np.int64(beta), np.int64(0), np.int64(1), np.int64(0),
+                   np.int64(0))
