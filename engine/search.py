@@ -66,7 +66,8 @@ PARAMS = {
     "aspiration": 40,
     "rfp_depth": 6,          # reverse futility: static eval - margin * depth >= beta returns
     "rfp_margin": 90,
-    "lmp_depth": 3,          # late-move pruning: quiet moves beyond 3 + depth**2 at low depth
+    "lmp_depth": 6,          # late-move pruning: quiet moves beyond 3 + depth**2 at low depth
+                             # (half as many where the static eval is not improving)
     "qs_delta": 200,         # delta pruning in quiescence
     "see_depth": 6,          # captures losing more than see_margin * depth (SEE) pruned at low depth
     "see_margin": 100,
@@ -622,7 +623,9 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     old_alpha = alpha
     us = pos.st[K.ST_SIDE]
     prunable = not pv_node and not checked and ply > 0
-    lmp_limit = 3 + depth * depth if (prunable and depth <= LMP_DEPTH) else 1 << 30
+    lmp_limit = 1 << 30
+    if prunable and depth <= LMP_DEPTH:
+        lmp_limit = 3 + depth * depth if improving else (3 + depth * depth) // 2 + 1
     # SEE pruning is off where one capture can decide the game (extinction, a bare king)
     see_prune_ok = tab.cfg[CFG_EXT_MASK] == 0 and not (tab.cfg[CFG_BARE_KING] and few_pieces(pos, tab))
     quiets = 0
