@@ -28,7 +28,10 @@ WRAPPER = """#!/bin/sh
 PYTHONPATH={lib} exec {python} -P -c "
 import sys
 sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]
-from jitfish.engine.cli import main
+try:
+    from jitfish.cli import main  # the command line since the layering work (9b63e86)
+except ImportError:
+    from jitfish.engine.cli import main  # before it
 sys.exit(main())" "$@"
 """
 
