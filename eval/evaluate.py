@@ -22,8 +22,8 @@ from jitfish.movegen._jit import array_tuple, bundle, helper, kernel, lsb
 from jitfish.movegen.kernels import Pos
 from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTYPES, CFG_ROYAL, Tables
 
-from .tables import (P_KING_DANGER, P_MOPUP, P_MOPUP_MARGIN, P_PHASE_TOTAL, P_SAFETY_PENALTY, P_SAFETY_TYPE,
-                     P_SHIELD, P_TEMPO, EvalTables)
+from .tables import (P_HANGING, P_KING_DANGER, P_MOPUP, P_MOPUP_MARGIN, P_PHASE_TOTAL, P_SAFETY_PENALTY,
+                     P_SAFETY_TYPE, P_SHIELD, P_TEMPO, P_THREAT_PAWN, EvalTables)
 
 __all__ = ["EvalCache", "new_cache", "pack_eval", "unpack_eval", "evaluate", "static_eval", "EVAL_CACHE", "INF",
            "LAZY_MARGIN"]
@@ -177,10 +177,22 @@ def evaluate_terms(d, alpha, beta):
     units1 = np.int64(0)
     natt1 = np.int64(0)
     mob_s = np.int64(0)
+    # attack maps (words 0, 1 per colour) of every piece and of the pawn-like pieces, for threats
+    thr_pawn = ev.params[P_THREAT_PAWN]
+    hang = ev.params[P_HANGING]
+    threats = thr_pawn != 0 or hang != 0
+    aw0 = K.ZERO  # squares White attacks (words 0, 1), Black attacks, and the pawn-like pieces' ones
+    aw1 = K.ZERO
+    ab0 = K.ZERO
+    ab1 = K.ZERO
+    pw0 = K.ZERO
+    pw1 = K.ZERO
+    pb0 = K.ZERO
+    pb1 = K.ZERO
     for t in range(T):
         mob = ev.mobility[t]
         ka = ev.katt[t]
-        if mob == 0 and ka == 0:
+        if mob == 0 and ka == 0 and not threats:
             continue
         for c in range(2):
             for w in range(2):
@@ -189,6 +201,19 @@ def evaluate_terms(d, alpha, beta):
                     sq = lsb(b) + 64 * w
                     b &= b - K.ONE
                     m0, m1, c0, c1 = K.piece_targets(tab, t, c, sq, occ0, occ1, np.int64(0))
+                    if threats:
+                        if c == 0:
+                            aw0 |= c0
+                            aw1 |= c1
+                            if tab.pawnlike[t]:
+                                pw0 |= c0
+                                pw1 |= c1
+                        else:
+                            ab0 |= c0
+                            ab1 |= c1
+                            if tab.pawnlike[t]:
+                                pb0 |= c0
+                                pb1 |= c1
                     if mob != 0:
                         n = K.popcount(((m0 & ~occ0) | (c0 & bb[1 - c, 0]))) \
                             + K.popcount(((m1 & ~occ1) | (c1 & bb[1 - c, 1])))
@@ -204,6 +229,19 @@ def evaluate_terms(d, alpha, beta):
                             if a:
                                 units0 += ka * a
                                 natt0 += 1
+    if threats:
+        royal = tab.cfg[CFG_ROYAL]
+        for t in range(T):
+            if tab.pawnlike[t] or t == royal:
+                continue
+            w0 = bb[K.ROW_TYPE + t, 0] & bb[0, 0]  # White's pieces of type t, then Black's
+            w1 = bb[K.ROW_TYPE + t, 1] & bb[0, 1]
+            b0 = bb[K.ROW_TYPE + t, 0] & bb[1, 0]
+            b1 = bb[K.ROW_TYPE + t, 1] & bb[1, 1]
+            mob_s -= thr_pawn * (K.popcount(w0 & pb0) + K.popcount(w1 & pb1)) \
+                + hang * (K.popcount(w0 & ab0 & ~aw0 & ~pb0) + K.popcount(w1 & ab1 & ~aw1 & ~pb1))
+            mob_s += thr_pawn * (K.popcount(b0 & pw0) + K.popcount(b1 & pw1)) \
+                + hang * (K.popcount(b0 & aw0 & ~ab0 & ~pw0) + K.popcount(b1 & aw1 & ~ab1 & ~pw1))
     mg += mob_s
     eg += mob_s
     # king danger (Fruit's scale: 2 attackers count 1/2, 3 count 3/4, ...)

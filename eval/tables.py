@@ -24,6 +24,9 @@ start position's).  Keys:
   (middlegame only).
 - ``king_danger``: scale (per 256) of the summed ``king_attack`` units, which grow with the
   number of attackers as in Fruit (two attackers count half, three 3/4, ...); middlegame only.
+- ``threat_pawn``: per piece (not pawn-like, not royal) that an enemy pawn-like piece
+  attacks; ``hanging``: per such piece attacked by any other enemy piece and defended by none
+  of its own (both counted for each side, middlegame and endgame alike).
 - ``mopup``: in the endgame, when one side is ahead by at least ``mopup_margin`` material and
   the other has no pawn-like piece left, the stronger side earns ``mopup`` per step the weak
   royal piece stands from the centre and per step the two royal pieces are closer together
@@ -68,12 +71,12 @@ __all__ = ["EvalTables", "eval_tables", "variant_weights", "derived_weights", "w
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
- P_MOPUP, P_MOPUP_MARGIN) = range(8)
+ P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING) = range(10)
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
               "king_attack", "passed"}
 TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "mopup",
-            "mopup_margin", "pieces"}
+            "mopup_margin", "threat_pawn", "hanging", "pieces"}
 
 
 EvalTables = array_tuple("EvalTables", """
@@ -265,6 +268,8 @@ def _build(variant: Variant) -> EvalTables:
     params[P_KING_DANGER] = int(w.get("king_danger", 0))
     params[P_MOPUP] = int(w.get("mopup", 0))
     params[P_MOPUP_MARGIN] = int(w.get("mopup_margin", 300))
+    params[P_THREAT_PAWN] = int(w.get("threat_pawn", 0))
+    params[P_HANGING] = int(w.get("hanging", 0))
     return EvalTables(psq, psq_eg, passed, value, mobility, katt, phase_w, front, zone, shield,
                       near_t, params)
 
