@@ -206,6 +206,7 @@ def save(path: Path, samples: list[Sample], header: str) -> None:
 
 
 def load(path: Path) -> list[Sample]:
+    """The samples of a ``--save`` file (its ``#`` lines, the command that made it, are skipped)."""
     out = []
     for n, line in enumerate(path.read_text().splitlines(), 1):
         if not line.strip() or line.startswith("#"):
@@ -460,10 +461,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.load is not None:
             samples = load(args.load)
+            first = args.load.read_text().split("\n", 1)[0]
+            labelled_by = first[2:] if first.startswith("# ") else f"(labels from {args.load})"
         else:
             pool = collect(variant, args)
             samples = label(variant, pool, args.fsf, None if args.label_nodes else args.label_depth,
                             args.label_nodes, args.max_score, args.positions)
+            labelled_by = ""
     except (OSError, ValueError) as e:
         print(f"Error: {e}", file=sys.stderr)
         return 1
@@ -507,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         header = [f"Learned piece-square tables of {variant} (centipawns, from White's side, a1 first; Black's",
                   "mirrored), added to the square terms of the weight file.  Written by",
-                  f"  {command}",
+                  f"  {command}"] + ([f"on the labels of  {labelled_by}"] if labelled_by else []) + [
                   f"{len(samples)} positions labelled by fairy-stockfish, K = {k:.3f}, l2 = {best[0]:g}, "
                   f"error {e0:.5f} -> {e1:.5f}."]
         path = write_tables(variant, mg, eg, header)
