@@ -27,6 +27,13 @@ start position's).  Keys:
 - ``threat_pawn``: per piece (not pawn-like, not royal) that an enemy pawn-like piece
   attacks; ``hanging``: per such piece attacked by any other enemy piece and defended by none
   of its own (both counted for each side, middlegame and endgame alike).
+- ``psqt``, ``psqt_eg`` (in ``[pieces.X]``): a learned piece-square table, one integer per
+  square of the board from White's side (a1 first, rank by rank: ``files * ranks`` numbers),
+  added to the square values above in the middlegame and the endgame (``psqt_eg`` defaults to
+  ``psqt``); Black reads the table mirrored top to bottom.  Learned tables usually live in their
+  own file, ``<variant>.psqt.toml`` beside the weight file, with only these two keys per piece
+  (``python -m jitfish.bench.tune_psqt`` writes it); it applies to that variant only (a weight
+  file that inherits from it does not inherit its tables).
 - ``mopup``: in the endgame, when one side is ahead by at least ``mopup_margin`` material and
   the other has no pawn-like piece left, the stronger side earns ``mopup`` per step the weak
   royal piece stands from the centre and per step the two royal pieces are closer together
@@ -67,14 +74,16 @@ from jitfish.movegen.position import Variant
 from jitfish.movegen.spec import VariantSpec
 from jitfish.movegen.tables import CFG_ROYAL, set_bit
 
-__all__ = ["EvalTables", "eval_tables", "variant_weights", "derived_weights", "weights_file", "WEIGHTS_DIR"]
+__all__ = ["EvalTables", "eval_tables", "variant_weights", "derived_weights", "weights_file", "psqt_file",
+           "read_psqt", "WEIGHTS_DIR"]
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
  P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING) = range(10)
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
-              "king_attack", "passed"}
+              "king_attack", "passed", "psqt", "psqt_eg"}
+TABLE_KEYS = ("psqt", "psqt_eg")  # the only keys of a <variant>.psqt.toml
 TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "mopup",
             "mopup_margin", "threat_pawn", "hanging", "pieces"}
 
@@ -177,12 +186,67 @@ def derived_weights(variant: Variant) -> dict[str, Any]:
     return out
 
 
+def psqt_file(spec: VariantSpec, weights: Path | None = None) -> Path:
+    """Where a variant's learned piece-square tables are (the file may not exist):
+    ``<name>.psqt.toml`` beside its weight file (or the shipped weights' folder)."""
+    if weights is None:
+        weights = weights_file(spec)
+    folder = weights.parent if weights is not None else WEIGHTS_DIR
+    return folder / f"{spec.name}.psqt.toml"
+
+
+def read_psqt(path: Path) -> dict[str, dict[str, Any]]:
+    """The tables of a ``<variant>.psqt.toml``: ``{letter: {"psqt": [...], "psqt_eg": [...]}}``
+    (only those keys; their length and type are checked against the variant in ``eval_tables``)."""
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path.name}: not valid TOML: {exc}") from None
+    unknown = set(data) - {"pieces"}
+    if unknown:
+        raise ValueError(f"{path.name}: unknown keys {sorted(unknown)} (only [pieces.X] tables)")
+    out = {}
+    for letter, keys in data.get("pieces", {}).items():
+        bad = set(keys) - set(TABLE_KEYS)
+        if bad:
+            raise ValueError(f"{path.name}: pieces.{letter}: unknown keys {sorted(bad)} (only psqt, psqt_eg)")
+        out[letter] = dict(keys)
+    return out
+
+
 def variant_weights(variant: Variant) -> tuple[dict[str, Any], Path | None]:
-    """(weights, the file they came from); derived from the pieces when there is no file."""
+    """(weights, the file they came from); derived from the pieces when there is no file.
+    A ``<name>.psqt.toml`` beside the weight file adds its tables to the pieces."""
     path = weights_file(variant.spec)
     if path is None:
         return derived_weights(variant), None
-    return _read_weights(path), path
+    w = _read_weights(path)
+    tables = psqt_file(variant.spec, path)
+    if tables.exists():
+        pieces = w.setdefault("pieces", {})
+        for letter, keys in read_psqt(tables).items():
+            if letter not in variant.spec.letters:
+                raise ValueError(f"{tables.name}: pieces.{letter}: no such piece in {variant.spec.name}")
+            pw = pieces.setdefault(letter, {})
+            for k, v in keys.items():
+                if k in pw:
+                    raise ValueError(f"{tables.name}: pieces.{letter}.{k} is also in {path.name}")
+                pw[k] = v
+    return w, path
+
+
+def _square_table(pw: dict[str, Any], key: str, where: str, n: int) -> list[int] | None:
+    """A ``psqt``-style list of n integers, or None when the key is absent (ValueError naming
+    the key when it is not such a list)."""
+    if key not in pw:
+        return None
+    v = pw[key]
+    if not isinstance(v, list) or len(v) != n or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
+        what = f"a list of {len(v)} items" if isinstance(v, list) else type(v).__name__
+        raise ValueError(f"{where}.{key}: expected {n} integers (one per square from White's side, a1 first, "
+                         f"rank by rank), got {what}")
+    return v
 
 
 _CACHE: dict[tuple[VariantSpec, str], EvalTables] = {}
@@ -221,6 +285,11 @@ def _build(variant: Variant) -> EvalTables:
             raise ValueError(f"weights for {spec.name}: pieces.{p.letter}: unknown keys {sorted(unknown)}")
         if pw.get("passed") and not tab.pawnlike[t]:
             raise ValueError(f"weights for {spec.name}: pieces.{p.letter}: passed is for pawn-like pieces")
+        where = f"weights for {spec.name}: pieces.{p.letter}"
+        table = _square_table(pw, "psqt", where, F * R)
+        table_eg = _square_table(pw, "psqt_eg", where, F * R)
+        if table_eg is None:
+            table_eg = table
         value[t] = int(pw.get("value", 0))
         mobility[t] = int(pw.get("mobility", 0))
         katt[t] = int(pw.get("king_attack", 0))
@@ -235,8 +304,11 @@ def _build(variant: Variant) -> EvalTables:
                 mg = pw.get("value", 0) + pw.get("centre", 0) * near + pw.get("advance", 0) * rel
                 eg = (pw.get("value_eg", pw.get("value", 0)) + pw.get("centre_eg", pw.get("centre", 0)) * near
                       + pw.get("advance_eg", pw.get("advance", 0)) * rel)
-                psq[1 + 2 * t + c, s] = int(round(mg)) * sign
-                psq_eg[1 + 2 * t + c, s] = int(round(eg)) * sign
+                own = s if c == 0 else (R - 1 - r) * F + f  # the square as its owner sees it
+                learned = table[own] if table is not None else 0
+                learned_eg = table_eg[own] if table_eg is not None else 0
+                psq[1 + 2 * t + c, s] = (int(round(mg)) + learned) * sign
+                psq_eg[1 + 2 * t + c, s] = (int(round(eg)) + learned_eg) * sign
                 passed[1 + 2 * t + c, s] = int(pw.get("passed", 0)) * rel * (rel + 1) // 2 * sign
     front = np.zeros((2, 128, 2), np.uint64)
     zone = np.zeros((128, 2), np.uint64)

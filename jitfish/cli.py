@@ -29,7 +29,7 @@ from jitfish.bench.search_bench import main as search_main
 from jitfish.bench.search_nps import main as nps_main
 from jitfish.bench.startup import main as startup_main
 from jitfish.eval import eval_tables
-from jitfish.eval.tables import weights_file
+from jitfish.eval.tables import psqt_file, weights_file
 from jitfish.movegen import FenError, Position, VariantError, add_variant_path, load_spec, load_variant, variant_names
 from jitfish.movegen.spec import is_shipped, registry_problems
 from jitfish.protocol.board import main as board_main
@@ -81,6 +81,8 @@ def _variants(args: argparse.Namespace) -> int:
             notes.append(f"from {spec.source}")
         if weights_file(spec) is None:
             notes.append("weights derived from the pieces")
+        elif psqt_file(spec).exists():
+            notes.append("learned piece-square tables")
         note = f" [{'; '.join(notes)}]" if notes else ""
         print(f"{name}{alias}: {spec.description} {spec.files}x{spec.ranks}{note}")
     for problem in registry_problems():
@@ -105,6 +107,8 @@ def _check(args: argparse.Namespace) -> int:
     print(f"  board {spec.files}x{spec.ranks}, pieces: "
           + ", ".join(f"{p.letter} {p.name} ({p.betza})" for p in spec.pieces))
     print(f"  weights: {wfile if wfile else 'derived from the pieces (no weight file)'}")
+    if wfile and psqt_file(spec, wfile).exists():
+        print(f"  learned piece-square tables: {psqt_file(spec, wfile)}")
     how = "XBoard's own" if view.builtin else ("not playable: " + view.reason if not view.playable else "defined by jitfish")
     print(f"  XBoard: {view.name} ({how})")
     for limit in view.limits:

@@ -1,0 +1,129 @@
+"""Learned piece-square tables: the loader (``<variant>.psqt.toml``, eval/tables.py) and the fit of
+``bench/tune_psqt.py`` (its features are the kernel's taper; its optimiser recovers known tables)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jitfish.bench import tune_psqt
+from jitfish.engine import Engine
+from jitfish.eval import tables as E
+from jitfish.movegen import Position, load_variant
+
+
+@pytest.fixture
+def weights_dir(tmp_path, monkeypatch):
+    """A copy of the shipped weights in tmp_path, with the table cache emptied around the test."""
+    for f in E.WEIGHTS_DIR.glob("*.toml"):
+        if not f.name.endswith(".psqt.toml"):
+            (tmp_path / f.name).write_text(f.read_text())
+    monkeypatch.setattr(E, "WEIGHTS_DIR", tmp_path)
+    monkeypatch.setattr(E, "_CACHE", {})
+    return tmp_path
+
+
+def _table(F=8, R=8, **squares) -> list[int]:
+    t = [0] * (F * R)
+    for name, v in squares.items():
+        t[(int(name[1:]) - 1) * F + ord(name[0]) - ord("a")] = v
+    return t
+
+
+def _write(path, pieces: dict[str, dict[str, list[int]]]) -> None:
+    lines = []
+    for letter, keys in pieces.items():
+        lines.append(f"[pieces.{letter}]")
+        lines += [f"{k} = {v!r}" for k, v in keys.items()]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _static(fen: str) -> int:
+    return Engine(hash_mb=1).static_eval(Position("chess", fen))
+
+
+def test_a_table_shifts_the_static_evaluation(weights_dir) -> None:
+    mid = "r1bqkbnr/pppppppp/2n5/8/8/5N2/PPPPPPPP/RNBQKB1R w KQkq - 2 2"  # 1.Nf3 Nc6: phase 256
+    end = "8/8/4k3/8/4P3/8/8/4K3 w - - 0 1"  # no piece but pawns and kings: phase 0
+    before = _static(mid), _static(end)
+    # White's knight on f3 earns 37, Black's on c6 (c3 as Black sees it) 5; a pawn on e4 earns 50
+    # in the endgame only (its middlegame table says 1000, which phase 0 must ignore)
+    _write(weights_dir / "chess.psqt.toml", {"N": {"psqt": _table(f3=37, c3=5)},
+                                             "P": {"psqt": _table(e4=1000), "psqt_eg": _table(e4=50)}})
+    E._CACHE.clear()
+    assert _static(mid) - before[0] == 37 - 5
+    assert _static(end) - before[1] == 50
+    # the tables are this variant's only: courier (no table file) keeps its evaluation
+    assert not E.psqt_file(load_variant("courier").spec).exists()
+
+
+@pytest.mark.parametrize("table, message", [
+    ([1] * 63, r"pieces\.N\.psqt: expected 64 integers .* got a list of 63 items"),
+    ([1.5] * 64, r"pieces\.N\.psqt: expected 64 integers"),
+    (7, r"pieces\.N\.psqt: expected 64 integers .* got int"),
+])
+def test_a_bad_table_is_refused_by_name(weights_dir, table, message) -> None:
+    (weights_dir / "chess.psqt.toml").write_text(f"[pieces.N]\npsqt = {table!r}\n")
+    with pytest.raises(ValueError, match=message):
+        E.eval_tables(load_variant("chess"))
+
+
+def test_a_table_file_holds_tables_only(weights_dir) -> None:
+    (weights_dir / "chess.psqt.toml").write_text("[pieces.N]\nvalue = 300\n")
+    with pytest.raises(ValueError, match=r"chess\.psqt\.toml: pieces\.N: unknown keys \['value'\]"):
+        E.eval_tables(load_variant("chess"))
+    (weights_dir / "chess.psqt.toml").write_text(f"[pieces.Z]\npsqt = {[0] * 64!r}\n")
+    with pytest.raises(ValueError, match=r"pieces\.Z: no such piece"):
+        E.eval_tables(load_variant("chess"))
+
+
+FENS = [
+    "r1bqkbnr/pppppppp/2n5/8/8/5N2/PPPPPPPP/RNBQKB1R w KQkq - 2 2",
+    "r4rk1/pp3ppp/2n1b3/3q4/3P4/2N2N2/PP3PPP/R2Q1RK1 b - - 7 15",
+    "8/5pk1/6p1/8/3R4/6P1/5PK1/2r5 w - - 31 50",
+    "8/8/4k3/8/4P3/8/8/4K3 b - - 0 1",
+]
+
+
+def test_the_features_are_the_kernels_taper(weights_dir) -> None:
+    # random tables written to the file and evaluated by the kernel must give the fitted sum
+    X = tune_psqt.features("chess", FENS, symmetric=False, progress=False)
+    rng = np.random.default_rng(5)
+    w = rng.integers(-60, 61, X.p).astype(float)
+    mg, eg = tune_psqt.tables_of(X, w)
+    tune_psqt.write_tables("chess", mg, eg, ["test"])
+    E._CACHE.clear()
+    kernel = np.array([(1 if Position("chess", f).turn == 0 else -1) * _static(f) for f in FENS])
+    assert np.abs(kernel - X.predict(w)).max() <= 2.0, (kernel, X.predict(w))
+    assert np.abs(X.predict(w) - X.base).max() > 20  # the tables did change the evaluation
+
+
+def _synthetic(n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    T, S = 2, 8
+    rows, cols, vals = [], [], []
+    for i in range(n):
+        for col in rng.choice(T * S, 4, replace=False):
+            ph = rng.random()
+            sign = rng.choice([-1.0, 1.0])
+            rows += [i, i]
+            cols += [col, T * S + col]
+            vals += [sign * ph, sign * (1 - ph)]
+    X = tune_psqt.Features(np.array(rows), np.array(cols), np.array(vals), rng.normal(0, 150, n), n, T, S,
+                           S, 1, False)
+    w_true = rng.normal(0, 60, X.p)
+    return X, w_true
+
+
+def test_the_fit_recovers_known_tables() -> None:
+    X, w_true = _synthetic(3000, 1)
+    y = tune_psqt._sig(X.predict(w_true), 1.3)
+    k = 1.3
+    e0 = tune_psqt.mse(X.base, y, k)
+    w = tune_psqt.fit_tables(X, y, k, l2=1e-6)
+    assert tune_psqt.mse(X.predict(w), y, k) < e0 / 100
+    assert np.abs(w - w_true).max() < 5, np.abs(w - w_true).max()
+    # a strong L2 pull keeps the tables near 0 (and the error up): the penalty is applied
+    w_reg = tune_psqt.fit_tables(X, y, k, l2=10.0)
+    assert np.abs(w_reg).max() < np.abs(w_true).max() / 2
+    # and K is found from the offset: the labels of a scaled evaluation give the scale back
+    assert abs(tune_psqt.fit_k(X.base, tune_psqt._sig(X.base, 0.5)) - 0.5) < 0.05
