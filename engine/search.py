@@ -71,9 +71,9 @@ PARAMS = {
     "qs_delta": 200,         # delta pruning in quiescence
     "see_depth": 6,          # captures losing more than see_margin * depth (SEE) pruned at low depth
     "see_margin": 100,
-    "iir_depth": 4,
+    "iir_depth": 4,          # no TT move at this depth or more: search one ply less
     "se_depth": 7,           # singular extension from this depth: others below tt score - se_margin * depth
-    "se_margin": 2,          # no TT move at this depth or more: search one ply less
+    "se_margin": 2,
     "hist_lmr_div": 12000,   # LMR: one ply less per this much quiet-move history (one more below 0)
     "cont_prune_depth": 3,   # quiet moves with bad continuation history pruned below this LMR depth
     "see_quiet": 20,         # quiet moves losing more than see_quiet * lmr_depth**2 (SEE) pruned
@@ -170,16 +170,31 @@ def tt_probe(ss, key):
 
 
 @helper
+def tt_decode(data, ply):
+    """(move, depth, bound, score relative to this ply) of a TT entry found by ``tt_probe``."""
+    return (data & 0xFFFFF, (data >> 20) & 255, (data >> 28) & 3,
+            value_from_tt(((data >> 32) & 0xFFFF) - 32768, ply))
+
+
+@helper
+def tt_write(ss, i, key, move, depth, bound, score):
+    """Slot i takes the entry; without a move of its own it keeps the move the slot held for
+    the same key."""
+    old = ss.tt_data[i]
+    if move == 0 and ss.tt_key[i] == key and old >= 0:
+        move = old & 0xFFFFF
+    ss.tt_key[i] = key
+    ss.tt_data[i] = (move & 0xFFFFF) | (max(depth, 0) << 20) | (bound << 28) | ((score + 32768) << 32)
+
+
+@helper
 def tt_store(ss, key, move, depth, bound, score):
     i = key & np.uint64(ss.tt_key.shape[0] - 1)
     old = ss.tt_data[i]
     # replace unless the old entry is for the same key and deeper (and this is no exact bound)
     if ss.tt_key[i] == key and old >= 0 and ((old >> 20) & 255) > depth and bound != BOUND_EXACT:
         return
-    if move == 0 and ss.tt_key[i] == key and old >= 0:
-        move = old & 0xFFFFF
-    ss.tt_key[i] = key
-    ss.tt_data[i] = (move & 0xFFFFF) | (max(depth, 0) << 20) | (bound << 28) | ((score + 32768) << 32)
+    tt_write(ss, i, key, move, depth, bound, score)
 
 
 @helper
@@ -190,10 +205,7 @@ def qs_store(ss, key, move, bound, score):
     old = ss.tt_data[i]
     if old >= 0 and ((old >> 20) & 255) > 0:
         return
-    if move == 0 and ss.tt_key[i] == key and old >= 0:
-        move = old & 0xFFFFF
-    ss.tt_key[i] = key
-    ss.tt_data[i] = (move & 0xFFFFF) | (bound << 28) | ((score + 32768) << 32)
+    tt_write(ss, i, key, move, 0, bound, score)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -438,9 +450,7 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
     tt_move = 0
     pv_node = beta - alpha > 1
     if data >= 0:
-        tt_move = data & 0xFFFFF
-        bound = (data >> 28) & 3
-        tscore = value_from_tt(((data >> 32) & 0xFFFF) - 32768, ply)
+        tt_move, _tdepth, bound, tscore = tt_decode(data, ply)
         if not pv_node and (bound == BOUND_EXACT or (bound == BOUND_LOWER and tscore >= beta)
                             or (bound == BOUND_UPPER and tscore <= alpha)):
             return tscore
@@ -544,10 +554,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     if excluded != 0:
         data = np.int64(-1)  # the TT entry is the full node's, not this one's
     if data >= 0:
-        tt_move = data & 0xFFFFF
-        tdepth = (data >> 20) & 255
-        bound = (data >> 28) & 3
-        tscore = value_from_tt(((data >> 32) & 0xFFFF) - 32768, ply)
+        tt_move, tdepth, bound, tscore = tt_decode(data, ply)
         if not pv_node and tdepth >= depth:
             if bound == BOUND_EXACT or (bound == BOUND_LOWER and tscore >= beta) \
                     or (bound == BOUND_UPPER and tscore <= alpha):
@@ -755,20 +762,24 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
 
 
 @helper
+def gravity(h, bonus):
+    """Stockfish's history "gravity": a history entry h moves by bonus, less as it nears
+    HIST_MAX, so it stays within +/- HIST_MAX."""
+    return h + bonus - h * abs(bonus) // HIST_MAX
+
+
+@helper
 def hist_update(ss, us, fr, to, bonus):
-    """Stockfish's history "gravity": the entry moves by bonus, less as it nears HIST_MAX."""
-    h = ss.history[us, fr, to]
-    ss.history[us, fr, to] = h + bonus - h * abs(bonus) // HIST_MAX
+    ss.history[us, fr, to] = gravity(ss.history[us, fr, to], bonus)
 
 
 @helper
 def cont_update(ss, c1, c2, c4, ci, bonus):
-    """The same gravity update in the continuation histories after the moves 1, 2 and 4
-    plies before (index -1: none)."""
+    """The same update in the continuation histories after the moves 1, 2 and 4 plies before
+    (index -1: none)."""
     for c in (c1, c2, c4):
         if c >= 0:
-            h = ss.cont[c, ci]
-            ss.cont[c, ci] = h + bonus - h * abs(bonus) // HIST_MAX
+            ss.cont[c, ci] = gravity(ss.cont[c, ci], bonus)
 
 
 @helper
