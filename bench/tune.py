@@ -134,6 +134,16 @@ def self_play(variant: str, games: int, nodes: int, opening_plies: int, max_plie
 
 
 KS = np.geomspace(0.02, 5.0, 97)  # the K grid of the fit
+
+
+def win_prob(e: np.ndarray, k: float) -> np.ndarray:
+    """Texel's expected score of evaluations e (centipawns, White's side) at scale K."""
+    return 1.0 / (1.0 + np.power(10.0, -k * e / 400.0))
+
+
+def texel_error(e: np.ndarray, y: np.ndarray, k: float) -> float:
+    """Mean squared difference between the labels y and ``win_prob(e, k)``."""
+    return float(np.mean((y - win_prob(e, k)) ** 2))
 STEPS = (10, 5)  # the fit's coordinate steps in centipawns, coarse to fine
 
 
@@ -190,8 +200,7 @@ def fit(variant: str, samples, steps=STEPS, max_change: float = 0.3):
     values = old.copy()
 
     def error(v, k):
-        e = diff @ (v - old) + base
-        return float(np.mean((y - 1.0 / (1.0 + 10 ** (-k * e / 400.0))) ** 2))
+        return texel_error(diff @ (v - old) + base, y, k)
 
     k = float(KS[int(np.argmin([error(values, kk) for kk in KS]))])
     best = error(values, k)

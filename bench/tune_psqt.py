@@ -56,6 +56,7 @@ from jitfish.movegen.tables import CFG_FIFTY
 from jitfish.protocol.client import EngineConfig, GoRequest, Limits, open_engine
 
 from . import tune
+from .tune import texel_error, win_prob
 
 __all__ = ["Sample", "pgn_positions", "selfplay_positions", "label", "Features", "features", "fit_k",
            "fit_tables", "tables_of", "write_tables", "main"]
@@ -304,17 +305,9 @@ def features(variant: str, fens: list[str], symmetric: bool = True, progress: bo
                     F, R, symmetric)
 
 
-def _sig(e: np.ndarray, k: float) -> np.ndarray:
-    return 1.0 / (1.0 + np.power(10.0, -k * e / 400.0))
-
-
-def mse(e: np.ndarray, y: np.ndarray, k: float) -> float:
-    return float(np.mean((y - _sig(e, k)) ** 2))
-
-
 def fit_k(base: np.ndarray, y: np.ndarray) -> float:
     """K of the least error of the offset alone, on ``tune.py``'s grid."""
-    return float(tune.KS[int(np.argmin([mse(base, y, k) for k in tune.KS]))])
+    return float(tune.KS[int(np.argmin([texel_error(base, y, k) for k in tune.KS]))])
 
 
 def _lbfgs(fun, x0: np.ndarray, iters: int, m: int = 10, tol: float = 1e-10) -> np.ndarray:
@@ -367,7 +360,7 @@ def fit_tables(X: Features, y: np.ndarray, k: float, l2: float, iters: int = 500
     c = math.log(10.0) * k / 400.0
 
     def fun(w):
-        s = _sig(X.predict(w), k)
+        s = win_prob(X.predict(w), k)
         r = y - s
         f = float(np.mean(r * r)) + l2 * float(np.mean((w / 100.0) ** 2))
         g = X.grad(-2.0 * r * s * (1.0 - s) * c) / X.n + 2.0 * l2 * w / (1e4 * X.p)
@@ -480,7 +473,7 @@ def main(argv: list[str] | None = None) -> int:
     t_label = time.monotonic() - t0
     X = features(variant, [s.fen for s in samples], args.symmetric)
     rw = args.result_weight
-    y = (1 - rw) * _sig(np.array([s.score for s in samples]), 1.0) + rw * np.array([s.result for s in samples])
+    y = (1 - rw) * win_prob(np.array([s.score for s in samples]), 1.0) + rw * np.array([s.result for s in samples])
     k = fit_k(X.base, y)
     games = sorted({s.game for s in samples})
     held = set(random.Random(args.seed).sample(games, max(1, len(games) // 10)))
@@ -488,19 +481,19 @@ def main(argv: list[str] | None = None) -> int:
     tr, va = np.flatnonzero(~is_val), np.flatnonzero(is_val)
     Xtr, Xva = X.subset(tr), X.subset(va)
     print(f"{len(samples)} positions from {len(games)} games ({len(va)} held out from {len(held)}), "
-          f"K = {k:.3f}, error {mse(X.base, y, k):.5f} (held out {mse(Xva.base, y[va], k):.5f})")
+          f"K = {k:.3f}, error {texel_error(X.base, y, k):.5f} (held out {texel_error(Xva.base, y[va], k):.5f})")
     best = None
     for l2 in (float(x) for x in args.l2.split(",")):
         w = fit_tables(Xtr, y[tr], k, l2, args.iters)
-        e_tr, e_va = mse(Xtr.predict(w), y[tr], k), mse(Xva.predict(w), y[va], k)
-        print(f"  l2 {l2:g}: train {mse(Xtr.base, y[tr], k):.5f} -> {e_tr:.5f}, "
-              f"held out {mse(Xva.base, y[va], k):.5f} -> {e_va:.5f}, |w| max {np.abs(w).max():.0f}")
+        e_tr, e_va = texel_error(Xtr.predict(w), y[tr], k), texel_error(Xva.predict(w), y[va], k)
+        print(f"  l2 {l2:g}: train {texel_error(Xtr.base, y[tr], k):.5f} -> {e_tr:.5f}, "
+              f"held out {texel_error(Xva.base, y[va], k):.5f} -> {e_va:.5f}, |w| max {np.abs(w).max():.0f}")
         if best is None or e_va < best[1]:
             best = (l2, e_va)
     w = fit_tables(X, y, k, best[0], args.iters)
     mg, eg = tables_of(X, w)
     wr = np.concatenate([mg, eg]).ravel()
-    e0, e1 = mse(X.base, y, k), mse(X.predict(w), y, k)
+    e0, e1 = texel_error(X.base, y, k), texel_error(X.predict(w), y, k)
     elapsed = time.monotonic() - t0
     print(f"fit: l2 {best[0]:g} on all {len(samples)} positions: error {e0:.5f} -> {e1:.5f}; "
           f"table values {wr.min()}..{wr.max()} cp, mean |v| {np.abs(wr).mean():.1f}; "
@@ -520,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
         evtables._CACHE.clear()
         Xn = features(variant, [s.fen for s in samples], args.symmetric, progress=False)
         wi = np.zeros(X.p)
-        print(f"kernel check: error with the written tables {mse(Xn.base, y, k):.5f}, "
+        print(f"kernel check: error with the written tables {texel_error(Xn.base, y, k):.5f}, "
               f"largest difference to the fit {np.abs(Xn.predict(wi) - X.predict(w)).max():.1f} cp")
     return 0
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from jitfish.bench import tune_psqt
+from jitfish.bench import tune, tune_psqt
 from jitfish.engine import Engine
 from jitfish.eval import tables as E
 from jitfish.movegen import Position, load_variant
@@ -116,14 +116,14 @@ def _synthetic(n: int, seed: int):
 
 def test_the_fit_recovers_known_tables() -> None:
     X, w_true = _synthetic(3000, 1)
-    y = tune_psqt._sig(X.predict(w_true), 1.3)
+    y = tune.win_prob(X.predict(w_true), 1.3)
     k = 1.3
-    e0 = tune_psqt.mse(X.base, y, k)
+    e0 = tune.texel_error(X.base, y, k)
     w = tune_psqt.fit_tables(X, y, k, l2=1e-6)
-    assert tune_psqt.mse(X.predict(w), y, k) < e0 / 100
+    assert tune.texel_error(X.predict(w), y, k) < e0 / 100
     assert np.abs(w - w_true).max() < 5, np.abs(w - w_true).max()
     # a strong L2 pull keeps the tables near 0 (and the error up): the penalty is applied
     w_reg = tune_psqt.fit_tables(X, y, k, l2=10.0)
     assert np.abs(w_reg).max() < np.abs(w_true).max() / 2
     # and K is found from the offset: the labels of a scaled evaluation give the scale back
-    assert abs(tune_psqt.fit_k(X.base, tune_psqt._sig(X.base, 0.5)) - 0.5) < 0.05
+    assert abs(tune_psqt.fit_k(X.base, tune.win_prob(X.base, 0.5)) - 0.5) < 0.05
