@@ -112,6 +112,16 @@ def wait_fen(drv, old: str, timeout: float = 10.0) -> str:
     return text(drv, "fen")
 
 
+def promotion_choices(drv) -> set[str]:
+    """Wait for the page's promotion choice; the piece letters it offers."""
+    WebDriverWait(drv, 5).until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-piece]"))
+    return {e.get_attribute("data-piece") for e in drv.find_elements(By.CSS_SELECTOR, "[data-piece]")}
+
+
+def choose(drv, letter: str) -> None:
+    drv.find_element(By.CSS_SELECTOR, f'[data-piece="{letter}"]').click()
+
+
 def play(drv, pos: Position, m: int, check_marks: bool = False) -> None:
     """Click the move's origin and destination (and its promotion choice); with ``check_marks``
     the destinations the page marks after the first click must be exactly the legal ones."""
@@ -125,8 +135,8 @@ def play(drv, pos: Position, m: int, check_marks: bool = False) -> None:
         assert marked == {sq(K.move_to(x)) for x in pos.legal_moves() if K.move_from(x) == fr}
     click(drv, sq(to))
     if K.move_promo(m):
-        WebDriverWait(drv, 5).until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-piece]"))
-        drv.find_element(By.CSS_SELECTOR, f'[data-piece="{name[-1]}"]').click()
+        promotion_choices(drv)
+        choose(drv, name[-1])
 
 
 def children(fen: str, variant: str) -> dict[str, int]:
@@ -239,11 +249,9 @@ def test_modcourier_promotes_only_to_lost_pieces(board, browser):
     open_page(drv, board, f"variant=modcourier&fen={quote(fen)}")
     click(drv, "b7")
     click(drv, "b8")
-    WebDriverWait(drv, 5).until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-piece]"))
-    offered = {e.get_attribute("data-piece") for e in drv.find_elements(By.CSS_SELECTOR, "[data-piece]")}
-    assert offered == legal
+    assert promotion_choices(drv) == legal
     shot(drv, "modcourier-promotion")
-    drv.find_element(By.CSS_SELECTOR, '[data-piece="f"]').click()
+    choose(drv, "f")
     after = wait_fen(drv, fen)
     assert after.startswith("1F3k6/12/")
 
@@ -254,10 +262,8 @@ def test_cow_promotes_on_the_seventh_rank(board, browser):
     open_page(drv, board, f"variant=cowsandbutterflies&fen={quote(fen)}")
     click(drv, "c6")
     click(drv, "d7")
-    WebDriverWait(drv, 5).until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-piece]"))
-    offered = {e.get_attribute("data-piece") for e in drv.find_elements(By.CSS_SELECTOR, "[data-piece]")}
-    assert offered == {"b"}
-    drv.find_element(By.CSS_SELECTOR, '[data-piece="b"]').click()
+    assert promotion_choices(drv) == {"b"}
+    choose(drv, "b")
     after = wait_fen(drv, fen)
     assert after.split()[0] == "a7/3B4/8/8/8/8/8/A6a"
     assert "promoted" in drv.find_element(By.CSS_SELECTOR, '[data-square="d7"]').get_attribute("class")
