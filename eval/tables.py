@@ -94,14 +94,19 @@ EvalTables = array_tuple("EvalTables", """
 """)
 
 
+def _toml(path: Path) -> dict[str, Any]:
+    """A weight or table file's contents (ValueError naming the file when it is not TOML)."""
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path.name}: not valid TOML: {exc}") from None
+
+
 def _read_weights(path: Path, seen: tuple[str, ...] = ()) -> dict[str, Any]:
     """A weight file with its ``inherits`` chain resolved (a parent is looked for beside the
     file, then among the shipped weights)."""
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path.name}: not valid TOML: {exc}") from None
+    data = _toml(path)
     parent = data.pop("inherits", "")
     unknown = set(data) - TOP_KEYS
     if unknown:
@@ -198,11 +203,7 @@ def psqt_file(spec: VariantSpec, weights: Path | None = None) -> Path:
 def read_psqt(path: Path) -> dict[str, dict[str, Any]]:
     """The tables of a ``<variant>.psqt.toml``: ``{letter: {"psqt": [...], "psqt_eg": [...]}}``
     (only those keys; their length and type are checked against the variant in ``eval_tables``)."""
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path.name}: not valid TOML: {exc}") from None
+    data = _toml(path)
     unknown = set(data) - {"pieces"}
     if unknown:
         raise ValueError(f"{path.name}: unknown keys {sorted(unknown)} (only [pieces.X] tables)")
