@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from jitfish.eval import eval_tables, new_cache, pack_eval, static_eval
+from jitfish.eval import cache_for, eval_tables, new_cache, pack_eval, static_eval
 from jitfish.movegen import kernels as K
 from jitfish.movegen.position import Position
 from jitfish.movegen.tables import CFG_NSQ, CFG_NTYPES
@@ -194,6 +194,7 @@ class Engine:
         self.history[:] = 0
         self.killers[:] = 0
         self.eval_cache.key[:] = 0
+        self.eval_cache.acc_key[:] = 0
         self.cont[:] = 0
 
     def stop(self) -> None:
@@ -261,6 +262,7 @@ class Engine:
         n_cont = min(int(pos.tab.cfg[CFG_NTYPES]) * int(pos.tab.cfg[CFG_NSQ]), CONT_MAX)
         if self.cont.shape[0] != n_cont:  # continuation history: one table per variant size
             self.cont = np.zeros((n_cont, n_cont), np.int64)
+        self.eval_cache = cache_for(self.eval_cache, ev)
         ss = self._tables()
         d = pack_search(pos.pos, pos.tab, ev, self.eval_cache, ss)  # raw addresses: pos, ev, ss stay alive here
         soft, hard = time_budget(pos.turn, lim)
@@ -338,8 +340,9 @@ class Engine:
 
     def static_eval(self, position: Position) -> int:
         """The static evaluation of ``position`` in centipawns from the side to move."""
-        return int(static_eval(pack_eval(position.pos, position.tab, eval_tables(position.variant),
-                                         self.eval_cache)))
+        ev = eval_tables(position.variant)
+        self.eval_cache = cache_for(self.eval_cache, ev)
+        return int(static_eval(pack_eval(position.pos, position.tab, ev, self.eval_cache)))
 
     def hashfull(self) -> int:
         sample = self.tt_data[:1000]

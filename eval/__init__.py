@@ -3,10 +3,10 @@
 ``tables.py`` turns a variant's weight file (``eval/weights/<variant>.toml``) into the arrays
 the kernels read; ``evaluate.py`` holds the kernels (``evaluate``, ``static_eval``).
 """
-from .evaluate import EVAL_CACHE, EvalCache, evaluate, new_cache, pack_eval, static_eval, unpack_eval
+from .evaluate import EVAL_CACHE, EvalCache, cache_for, evaluate, new_cache, pack_eval, static_eval, unpack_eval
 from .tables import WEIGHTS_DIR, EvalTables, eval_tables
 
 __all__ = [
-    "EVAL_CACHE", "EvalCache", "EvalTables", "WEIGHTS_DIR", "eval_tables", "evaluate", "new_cache",
+    "EVAL_CACHE", "EvalCache", "cache_for", "EvalTables", "WEIGHTS_DIR", "eval_tables", "evaluate", "new_cache",
     "pack_eval", "static_eval", "unpack_eval",
 ]

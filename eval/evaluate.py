@@ -11,6 +11,8 @@ array       shape, dtype        meaning
 ==========  ==================  ==============================================================
 key, val    (2**k,) uint64,     the evaluation cache: Zobrist key and complete evaluation
             int64               (before the 50-move scaling, which the key does not hold)
+acc         (256, 2, H) int64   the network's accumulators, one per ring slot (``network.py``)
+acc_key     (256,) uint64       the Zobrist key of the position each slot's accumulator is for
 ==========  ==================  ==============================================================
 """
 from __future__ import annotations
@@ -22,23 +24,34 @@ from jitfish.movegen._jit import array_tuple, bundle, helper, kernel, lsb
 from jitfish.movegen.kernels import Pos
 from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTYPES, CFG_ROYAL, Tables
 
-from .tables import (P_HANGING, P_KING_DANGER, P_MOPUP, P_MOPUP_MARGIN, P_PHASE_TOTAL, P_SAFETY_PENALTY,
-                     P_SAFETY_TYPE, P_SHIELD, P_TEMPO, P_THREAT_PAWN, EvalTables)
+from .network import nn_accumulator, nn_output
+from .tables import (P_HANGING, P_KING_DANGER, P_MOPUP, P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PHASE_TOTAL,
+                     P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD, P_TEMPO, P_THREAT_PAWN, EvalTables)
 
-__all__ = ["EvalCache", "new_cache", "pack_eval", "unpack_eval", "evaluate", "static_eval", "EVAL_CACHE", "INF",
+__all__ = ["EvalCache", "new_cache", "cache_for", "pack_eval", "unpack_eval", "evaluate", "static_eval", "EVAL_CACHE", "INF",
            "LAZY_MARGIN"]
 
 INF = 32000  # beyond every score (the search's window bound too)
 EVAL_CACHE = 1 << 16  # entries of the evaluation cache
 LAZY_MARGIN = 300  # quiescence skips mobility and king safety this far outside its window
 
-EvalCache = array_tuple("EvalCache", "key:u1 val:i1")
+EvalCache = array_tuple("EvalCache", "key:u1 val:i1 acc:i3 acc_key:u1")
 pack_eval, unpack_eval = bundle(Pos, Tables, EvalTables, EvalCache)
 
 
-def new_cache(size: int = EVAL_CACHE) -> EvalCache:
-    """An empty evaluation cache (``size`` a power of two)."""
-    return EvalCache(np.zeros(size, np.uint64), np.zeros(size, np.int64))
+def new_cache(size: int = EVAL_CACHE, hidden: int = 1) -> EvalCache:
+    """An empty evaluation cache (``size`` a power of two) with accumulators for a network of
+    ``hidden`` units (``EvalTables.nn_b1.shape[0]``; 1 when the variant has none)."""
+    return EvalCache(np.zeros(size, np.uint64), np.zeros(size, np.int64),
+                     np.zeros((K.DIRTY_RING, 2, hidden), np.int64), np.zeros(K.DIRTY_RING, np.uint64))
+
+
+def cache_for(cache: EvalCache | None, ev: EvalTables) -> EvalCache:
+    """``cache`` when its accumulators fit ``ev``'s network, else a new cache that does."""
+    hidden = ev.nn_b1.shape[0]
+    if cache is not None and cache.acc.shape[2] == hidden:
+        return cache
+    return new_cache(cache.key.shape[0] if cache is not None else EVAL_CACHE, hidden)
 
 
 @helper
@@ -98,13 +111,19 @@ def evaluate(d, alpha, beta):
 @helper
 def evaluate_terms(d, alpha, beta):
     """(evaluation from the side to move, complete?) -- see ``evaluate``."""
-    pos, tab, ev, _cache = unpack_eval(d)
+    pos, tab, ev, cache = unpack_eval(d)
+    us = pos.st[K.ST_SIDE]
+    nn_mode = ev.params[P_NN_MODE]
+    nn = np.int64(0)
+    if nn_mode != 0:
+        nn = nn_output(ev, cache.acc[nn_accumulator(pos, ev, cache)], us, ev.params[P_NN_B2])
+        if nn_mode == 1:
+            return nn, True
     bb = pos.bb
     cnt = pos.cnt
     occ0 = bb[0, 0] | bb[1, 0]
     occ1 = bb[0, 1] | bb[1, 1]
     T = tab.cfg[CFG_NTYPES]
-    us = pos.st[K.ST_SIDE]
     # pawn-like pieces of each colour (words 0 and 1), the phase and the material balance
     wp0 = K.ZERO
     wp1 = K.ZERO
@@ -165,6 +184,7 @@ def evaluate_terms(d, alpha, beta):
     lazy = sdiv(mg * phase + eg * (256 - phase), 256)
     if us == 1:
         lazy = -lazy
+    lazy += nn
     if lazy - LAZY_MARGIN >= beta or lazy + LAZY_MARGIN <= alpha:
         return lazy + ev.params[P_TEMPO], False
     # Pass 2: mobility and attacks on the squares next to each royal piece
@@ -275,7 +295,7 @@ def evaluate_terms(d, alpha, beta):
                             s -= pen
                         else:
                             s += pen // 2
-    return s + ev.params[P_TEMPO], True
+    return s + nn + ev.params[P_TEMPO], True
 
 
 @kernel

@@ -74,12 +74,14 @@ from jitfish.movegen.position import Variant
 from jitfish.movegen.spec import VariantSpec
 from jitfish.movegen.tables import CFG_ROYAL, set_bit
 
+from .network import MODES, feature_table, read_network
+
 __all__ = ["EvalTables", "eval_tables", "variant_weights", "derived_weights", "weights_file", "psqt_file",
            "read_psqt", "WEIGHTS_DIR"]
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
- P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING) = range(10)
+ P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2) = range(12)
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
               "king_attack", "passed", "psqt", "psqt_eg"}
@@ -90,7 +92,7 @@ TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_dang
 
 EvalTables = array_tuple("EvalTables", """
     psq:i2 psq_eg:i2 passed:i2 value:i1 mobility:i1 katt:i1 phase_w:i1 front:u3 zone:u2 shield:u3
-    near:i1 params:i1
+    near:i1 params:i1 nn_idx:i3 nn_w1:i2 nn_b1:i1 nn_w2:i1
 """)
 
 
@@ -198,6 +200,15 @@ def psqt_file(spec: VariantSpec, weights: Path | None = None) -> Path:
         weights = weights_file(spec)
     folder = weights.parent if weights is not None else WEIGHTS_DIR
     return folder / f"{spec.name}.psqt.toml"
+
+
+def network_file(spec: VariantSpec, weights: Path | None = None) -> Path:
+    """Where a variant's evaluation network is (the file may not exist): ``<name>.nnue.npz``
+    beside its weight file (or in the shipped weights' folder); see ``network.py``."""
+    if weights is None:
+        weights = weights_file(spec)
+    folder = weights.parent if weights is not None else WEIGHTS_DIR
+    return folder / f"{spec.name}.nnue.npz"
 
 
 def read_psqt(path: Path) -> dict[str, dict[str, Any]]:
@@ -343,6 +354,25 @@ def _build(variant: Variant) -> EvalTables:
     params[P_MOPUP_MARGIN] = int(w.get("mopup_margin", 300))
     params[P_THREAT_PAWN] = int(w.get("threat_pawn", 0))
     params[P_HANGING] = int(w.get("hanging", 0))
+    nn_idx = np.zeros((2, 1, 1), np.int64)
+    nn_w1 = np.zeros((1, 1), np.int64)
+    nn_b1 = np.zeros(1, np.int64)
+    nn_w2 = np.zeros(2, np.int64)
+    path = network_file(spec, _path)
+    if path.exists():
+        net = read_network(path, spec.letters, F, R)
+        nn_idx = feature_table(T, F, R)
+        nn_w1, nn_b1, nn_w2 = net.w1, net.b1, net.w2
+        params[P_NN_MODE] = MODES[net.mode]
+        params[P_NN_B2] = net.b2
     return EvalTables(psq, psq_eg, passed, value, mobility, katt, phase_w, front, zone, shield,
-                      near_t, params)
+                      near_t, params, nn_idx, nn_w1, nn_b1, nn_w2)
+
+
+def without_network(ev: EvalTables) -> EvalTables:
+    """The same tables with the network switched off (the hand-written evaluation alone: the
+    offset a residual network is trained on)."""
+    params = ev.params.copy()
+    params[P_NN_MODE] = 0
+    return ev._replace(params=params)
 

@@ -15,6 +15,11 @@ keys       (MAXGAME,) uint64    Zobrist key after each ply; keys[st[ST_PLY]] is 
 undo       (MAXGAME, U) int64   what unmake needs, one row per ply (U_* columns)
 undo_bb    (MAXGAME, 4) uint64  the bitboards unmake needs (UB_* columns)
 scratch    (64,) int64          kernel scratch (kernels cannot allocate)
+dirty      (256, 1 + DIRTY_MAX) what make_move changed on the board, row ``ply & 255`` for the
+           int64                move made from ply ``ply``: column 0 the number of changes n (-1
+                                when there were more than DIRTY_MAX), then n entries
+                                ``+(code << 8 | square)`` for a piece put, ``-(...)`` for one taken
+                                (an incremental evaluation replays them: ``eval/network.py``)
 =========  ===================  ========================================================
 
 Move encoding (fits an int32)::
@@ -48,7 +53,7 @@ from .tables import (CFG_BARE_KING, CFG_CAPTURES, CFG_CASTLE_CHECKS, CFG_CASTLE_
                      CFG_NTYPES, CFG_ROYAL, Tables)
 
 # the arrays of one position (see the table above), in field order with their kinds
-Pos = array_tuple("Pos", "bb:u2 board:i1 cnt:i2 st:i1 keys:u1 undo:i2 undo_bb:u2 scratch:i1")
+Pos = array_tuple("Pos", "bb:u2 board:i1 cnt:i2 st:i1 keys:u1 undo:i2 undo_bb:u2 scratch:i1 dirty:i2")
 pack_board, unpack_board = bundle(Pos, Tables)
 
 ZERO = np.uint64(0)
@@ -66,6 +71,10 @@ N_UNDO_BB = 4
 
 ROW_UNMOVED = 2
 ROW_TYPE = 3
+
+# the board changes of the last plies (``dirty``): a ring of DIRTY_RING rows
+DIRTY_RING = 256
+DIRTY_MAX = 32
 
 KIND_NORMAL, KIND_EP, KIND_CASTLE = 0, 1, 2
 # generate() modes: all legal moves, only their number, only captures/promotions (and, in
@@ -308,6 +317,19 @@ def _take(pos, tab, s):
 
 
 @helper
+def _dirty(pos, row, entry):
+    """Record one board change of the move being made (see ``dirty``)."""
+    n = pos.dirty[row, 0]
+    if n < 0:
+        return
+    if n >= DIRTY_MAX:
+        pos.dirty[row, 0] = -1
+        return
+    pos.dirty[row, 1 + n] = entry
+    pos.dirty[row, 0] = n + 1
+
+
+@helper
 def _unmoved_key(tab, u0, u1):
     h = ZERO
     for w in range(2):
@@ -370,13 +392,17 @@ def make_move(b, m):
         cap = 0
     u[U_CAP] = cap
     u[U_CAPSQ] = capsq
+    row = ply & (DIRTY_RING - 1)
+    pos.dirty[row, 0] = 0
     if cap:
+        _dirty(pos, row, -(cap << 8 | capsq))
         h ^= _take(pos, tab, capsq)
     # first-move rights: the mover and anything taken lose theirs
     un0 = bb[ROW_UNMOVED, 0]
     un1 = bb[ROW_UNMOVED, 1]
     clr0 = tab.sqbit[fr, 0] | tab.sqbit[capsq, 0]
     clr1 = tab.sqbit[fr, 1] | tab.sqbit[capsq, 1]
+    _dirty(pos, row, -(code << 8 | fr))
     h ^= _take(pos, tab, fr)
     newcode = code if promo == 0 else 1 + 2 * (promo - 1) + us
     if kind == KIND_CASTLE:
@@ -384,10 +410,13 @@ def make_move(b, m):
         rfr = tab.castle[us, side, 2]
         rto = tab.castle[us, side, 3]
         rcode = pos.board[rfr]
+        _dirty(pos, row, -(rcode << 8 | rfr))
+        _dirty(pos, row, rcode << 8 | rto)
         h ^= _take(pos, tab, rfr)
         h ^= _put(pos, tab, rto, rcode)
         clr0 |= tab.sqbit[rfr, 0]
         clr1 |= tab.sqbit[rfr, 1]
+    _dirty(pos, row, newcode << 8 | to)
     h ^= _put(pos, tab, to, newcode)
     nt = (newcode - 1) >> 1
     if t == tab.cfg[CFG_ROYAL]:
@@ -420,6 +449,8 @@ def make_move(b, m):
                 s = lsb(b) + 64 * w
                 b &= b - ONE
                 ccode = pos.board[s]
+                _dirty(pos, row, -(ccode << 8 | s))
+                _dirty(pos, row, (((ccode - 1) ^ 1) + 1) << 8 | s)
                 h ^= _take(pos, tab, s)
                 h ^= _put(pos, tab, s, ((ccode - 1) ^ 1) + 1)
                 if ((ccode - 1) >> 1) == tab.cfg[CFG_ROYAL]:
@@ -514,6 +545,7 @@ def make_null(b):
     u[U_MOVE] = -1
     u[U_EP] = st[ST_EP]
     u[U_HALF] = st[ST_HALF]
+    pos.dirty[ply & (DIRTY_RING - 1), 0] = 0
     h = pos.keys[ply] ^ tab.zob_misc[0]
     if st[ST_EP] >= 0:
         h ^= tab.zob_ep[st[ST_EP]]

@@ -286,7 +286,7 @@ class Position:
         st[K.ST_KSQ + 1] = ksq[1]
         pos = Pos(bb, board, cnt, st, np.zeros(MAXGAME, np.uint64),
                   np.zeros((MAXGAME, K.N_UNDO), np.int64), np.zeros((MAXGAME, K.N_UNDO_BB), np.uint64),
-                  np.zeros(64, np.int64))
+                  np.zeros(64, np.int64), np.zeros((K.DIRTY_RING, 1 + K.DIRTY_MAX), np.int64))
         if ep != "-":
             if not any(p.en_passant for p in spec.pieces):
                 raise FenError(f"bad en-passant field {ep!r}: {spec.name} has no en passant")

@@ -58,7 +58,7 @@ def _snapshot(p: Position) -> dict[str, np.ndarray]:
             out[name] = arr[: ply + 1].copy()
         elif name.startswith("undo"):
             out[name] = arr[:ply].copy()
-        elif name == "scratch":
+        elif name in ("scratch", "dirty"):  # dirty: what the last moves changed, not undone
             continue
         else:
             out[name] = arr.copy()

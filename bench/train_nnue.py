@@ -1,0 +1,341 @@
+"""Train a variant's evaluation network (``eval/network.py``) on labelled positions.
+
+    python -m jitfish.bench.train_nnue --variant chess --data chess.txt --hidden 64 --epochs 40 --seed 1 [--write]
+
+1. Data: files of ``FEN;result;score;bestmove;game`` lines (``bench/nnue_data.py``, or
+   ``bench/tune_psqt.py --save``); score in centipawns and result (1, 0.5, 0) from White's side.
+   Positions whose best move is a capture, a promotion or a conversion are dropped (the static
+   evaluation should not have to see them), and so are repeated FENs.  A tenth of the games (by
+   the seed) is held out.
+2. Target, from the side to move: ``t = (1 - λ) * sigmoid(score) + λ * result`` with
+   ``sigmoid(x) = 1 / (1 + 10 ** (-x / 400))`` and λ = ``--result-weight``.
+3. Model: the network of ``eval/network.py`` in floating point, prediction ``sigmoid(base +
+   400 * y)`` (``base`` 0 for ``--mode pure``, the hand-written static evaluation for
+   ``--mode residual``); loss ``mean((prediction - t) ** 2)``; Adam (``--lr``, cosine decay to a
+   tenth), ``--batch`` positions per step, weights initialised from the seed, the batches drawn
+   from it.  Each epoch prints the training and held-out loss.
+4. ``--write``: the weights are rounded to the file's integers and stored in
+   ``eval/weights/<variant>.nnue.npz`` (``--out`` for another path) with the command, the data
+   and the losses in its ``meta``; the kernel's evaluation is then checked against the numpy
+   reference on held-out positions (they must agree exactly) and the loss of the rounded network
+   is printed beside the float one.
+
+numpy only (the dense products use its BLAS); every number comes from the command line.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from jitfish.engine import Engine
+from jitfish.eval import cache_for, eval_tables, pack_eval, static_eval
+from jitfish.eval.network import OUT, QA, QB, Network, feature_table, read_network, reference_eval, write_network
+from jitfish.eval import tables as evtables
+from jitfish.eval.tables import WEIGHTS_DIR, network_file, without_network
+from jitfish.movegen import Position, load_variant
+from jitfish.movegen import kernels as K
+from jitfish.movegen.tables import CFG_FIFTY
+
+from .tune_psqt import _fen_key, load
+
+__all__ = ["Dataset", "dataset", "Model", "train", "quantize", "main"]
+
+LN10 = math.log(10.0)
+
+
+class Dataset:
+    """Positions as padded feature lists: ``fs``/``fn`` (n, P) the side to move's and the other
+    side's inputs (``pad`` where there is no piece), ``score``/``result`` from the side to move,
+    ``base`` the hand-written evaluation from the side to move (residual mode), ``game``."""
+
+    def __init__(self, fs, fn, score, result, base, game, pad, fens, sides):
+        self.fs, self.fn, self.score, self.result, self.base, self.game = fs, fn, score, result, base, game
+        self.pad, self.fens, self.sides = pad, fens, sides
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+    def subset(self, idx: np.ndarray) -> "Dataset":
+        return Dataset(self.fs[idx], self.fn[idx], self.score[idx], self.result[idx], self.base[idx],
+                       self.game[idx], self.pad, [self.fens[i] for i in idx], self.sides[idx])
+
+
+def _quiet(pos: Position, move: str) -> bool:
+    try:
+        m = pos.parse_move(move)
+    except Exception:  # noqa: BLE001 -- an unreadable move: not a label to trust
+        return False
+    if K.move_promo(m) or pos.pos.board[K.move_to(m)] != 0 or K.move_kind(m) == K.KIND_EP:
+        return False
+    white = int((pos.pos.board > 0).sum() and (pos.pos.board % 2 == 1).sum())  # codes 1, 3, ...: White's
+    pos.push(m)
+    quiet = int((pos.pos.board % 2 == 1).sum()) == white  # no conversion changed a piece's colour
+    pos.pop()
+    return quiet
+
+
+def dataset(variant: str, paths: list[Path], residual: bool, limit: int = 0) -> Dataset:
+    """The quiet, distinct positions of the data files as features (see ``Dataset``)."""
+    v = load_variant(variant)
+    T, F, R = len(v.spec.pieces), v.files, v.ranks
+    idx = feature_table(T, F, R)
+    pad = 2 * T * F * R
+    ev = without_network(eval_tables(v))
+    cache = cache_for(None, ev)
+    seen: set[str] = set()
+    rows_s, rows_n, score, result, base, game, fens, sides = [], [], [], [], [], [], [], []
+    offset = 0
+    for path in paths:
+        samples = load(path)
+        top = max((s.game for s in samples), default=-1) + 1
+        for s in tqdm(samples, desc=f"positions {path.name}", unit="pos", file=sys.stderr):
+            k = _fen_key(s.fen)
+            if k in seen:
+                continue
+            pos = Position(v, s.fen)
+            if not _quiet(pos, s.best):
+                continue
+            seen.add(k)
+            board = pos.pos.board
+            sq = np.flatnonzero(board)
+            codes = board[sq]
+            us = pos.turn
+            rows_s.append(idx[us, codes, sq])
+            rows_n.append(idx[1 - us, codes, sq])
+            sign = 1.0 if us == 0 else -1.0
+            score.append(sign * s.score)
+            result.append(s.result if us == 0 else 1.0 - s.result)
+            base.append(float(static_eval(pack_eval(pos.pos, pos.tab, ev, cache))) if residual else 0.0)
+            game.append(offset + s.game)
+            fens.append(s.fen)
+            sides.append(us)
+            if limit and len(score) >= limit:
+                break
+        offset += top
+        if limit and len(score) >= limit:
+            break
+    P = max(len(r) for r in rows_s)
+    fs = np.full((len(rows_s), P), pad, np.int32)
+    fn = np.full((len(rows_s), P), pad, np.int32)
+    for i, (a, b) in enumerate(zip(rows_s, rows_n)):
+        fs[i, :len(a)] = a
+        fn[i, :len(b)] = b
+    return Dataset(fs, fn, np.array(score), np.array(result), np.array(base), np.array(game), pad, fens,
+                   np.array(sides))
+
+
+class Model:
+    """The float network: w1 (inputs + 1 pad row, H), b1 (H,), w2 (2H,), b2."""
+
+    def __init__(self, n_in: int, hidden: int, rng: np.random.Generator):
+        self.w1 = (rng.standard_normal((n_in + 1, hidden)) * 0.05).astype(np.float32)
+        self.w1[n_in] = 0.0
+        self.b1 = np.full(hidden, 0.3, np.float32)
+        self.w2 = (rng.standard_normal(2 * hidden) * (1.0 / math.sqrt(hidden))).astype(np.float32)
+        self.b2 = np.float32(0.0)
+        self.n_in = n_in
+
+    def params(self):
+        return [self.w1, self.b1, self.w2]
+
+    def _onehot(self, f: np.ndarray) -> np.ndarray:
+        X = np.zeros((f.shape[0], self.n_in + 1), np.float32)
+        X[np.arange(f.shape[0])[:, None], f] = 1.0
+        return X
+
+    def forward(self, fs, fn):
+        Xs, Xn = self._onehot(fs), self._onehot(fn)
+        a_s = Xs @ self.w1 + self.b1
+        a_n = Xn @ self.w1 + self.b1
+        H = self.b1.shape[0]
+        hs, hn = np.clip(a_s, 0, 1), np.clip(a_n, 0, 1)
+        y = hs @ self.w2[:H] + hn @ self.w2[H:] + self.b2
+        return y, (Xs, Xn, a_s, a_n, hs, hn)
+
+    def backward(self, dy, cache):
+        Xs, Xn, a_s, a_n, hs, hn = cache
+        H = self.b1.shape[0]
+        g_w2 = np.concatenate([hs.T @ dy, hn.T @ dy])
+        g_b2 = dy.sum()
+        d_s = np.outer(dy, self.w2[:H]) * ((a_s > 0) & (a_s < 1))
+        d_n = np.outer(dy, self.w2[H:]) * ((a_n > 0) & (a_n < 1))
+        g_w1 = Xs.T @ d_s + Xn.T @ d_n
+        g_w1[self.n_in] = 0.0
+        g_b1 = d_s.sum(axis=0) + d_n.sum(axis=0)
+        return [g_w1, g_b1, g_w2], g_b2
+
+
+def _sig(x):
+    return 1.0 / (1.0 + np.exp(-x * LN10 / 400.0))
+
+
+def targets(ds: Dataset, result_weight: float) -> np.ndarray:
+    return (1 - result_weight) * _sig(ds.score) + result_weight * ds.result
+
+
+def loss_of(model: Model, ds: Dataset, t: np.ndarray, batch: int = 16384) -> float:
+    total = 0.0
+    for i in range(0, len(ds), batch):
+        y, _ = model.forward(ds.fs[i:i + batch], ds.fn[i:i + batch])
+        p = _sig(ds.base[i:i + batch] + OUT * y)
+        total += float(((p - t[i:i + batch]) ** 2).sum())
+    return total / max(1, len(ds))
+
+
+def train(model: Model, tr: Dataset, te: Dataset, result_weight: float, epochs: int, batch: int, lr: float,
+          rng: np.random.Generator, log=print) -> list[tuple[float, float]]:
+    """Adam on the squared error of the expected score; [(train loss, held-out loss)] per epoch."""
+    t_tr, t_te = targets(tr, result_weight), targets(te, result_weight)
+    params = model.params()
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    mb = vb = 0.0
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    steps_per = max(1, len(tr) // batch)
+    total = epochs * steps_per
+    step = 0
+    history = []
+    for ep in range(epochs):
+        order = rng.permutation(len(tr))
+        for k in range(steps_per):
+            sel = order[k * batch:(k + 1) * batch]
+            y, cache = model.forward(tr.fs[sel], tr.fn[sel])
+            p = _sig(tr.base[sel] + OUT * y)
+            dy = (2.0 * (p - t_tr[sel]) * p * (1 - p) * OUT * LN10 / 400.0 / len(sel)).astype(np.float32)
+            grads, g_b2 = model.backward(dy, cache)
+            step += 1
+            rate = lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * step / total)))
+            for i, (prm, g) in enumerate(zip(params, grads)):
+                m[i] = b1 * m[i] + (1 - b1) * g
+                v[i] = b2 * v[i] + (1 - b2) * g * g
+                mh = m[i] / (1 - b1 ** step)
+                vh = v[i] / (1 - b2 ** step)
+                prm -= (rate * mh / (np.sqrt(vh) + eps)).astype(np.float32)
+            mb = b1 * mb + (1 - b1) * g_b2
+            vb = b2 * vb + (1 - b2) * g_b2 * g_b2
+            model.b2 = np.float32(model.b2 - rate * (mb / (1 - b1 ** step)) / (math.sqrt(vb / (1 - b2 ** step)) + eps))
+        history.append((loss_of(model, tr, t_tr), loss_of(model, te, t_te)))
+        log(f"epoch {ep + 1}/{epochs}: train {history[-1][0]:.5f}, held out {history[-1][1]:.5f}")
+    return history
+
+
+def quantize(model: Model, meta: dict) -> Network:
+    """The file's integers (see ``eval/network.py``)."""
+    w1 = np.clip(np.rint(model.w1[:model.n_in] * QA), -32767, 32767).astype(np.int64)
+    b1 = np.clip(np.rint(model.b1 * QA), -32767, 32767).astype(np.int64)
+    w2 = np.clip(np.rint(model.w2 * QB), -32767, 32767).astype(np.int64)
+    b2 = int(round(float(model.b2) * QA * QB))
+    return Network(w1, b1, w2, b2, meta)
+
+
+def _qloss(net: Network, ds: Dataset, t: np.ndarray) -> float:
+    w1 = np.vstack([net.w1, np.zeros((1, net.hidden), np.int64)])
+    H = net.hidden
+    a_s = np.clip(w1[ds.fs].sum(axis=1) + net.b1, 0, QA)
+    a_n = np.clip(w1[ds.fn].sum(axis=1) + net.b1, 0, QA)
+    raw = a_s @ net.w2[:H] + a_n @ net.w2[H:] + net.b2
+    q = QA * QB
+    cp = np.where(raw >= 0, raw * OUT // q, -((-raw * OUT) // q))
+    return float(((_sig(ds.base + cp) - t) ** 2).mean())
+
+
+def check_kernel(variant: str, fens: list[str], limit: int = 300) -> int:
+    """Kernel against the numpy reference (and accumulator updated move by move against one
+    recomputed) on up to ``limit`` positions and a few moves from each; returns the positions
+    checked; AssertionError on a difference."""
+    v = load_variant(variant)
+    evtables._CACHE.clear()  # built without the network before it was written
+    ev = eval_tables(v)
+    assert ev.params[evtables.P_NN_MODE] != 0, "the network was not loaded"
+    idx = feature_table(len(v.spec.pieces), v.files, v.ranks)
+    net = read_network(network_file(v.spec), v.spec.letters, v.files, v.ranks)
+    eng = Engine(hash_mb=1)
+    hand = without_network(ev)
+    n = 0
+    rng = random.Random(1)
+    for fen in fens[:limit]:
+        pos = Position(v, fen)
+        for _ in range(4):
+            want = reference_eval(net, pos.pos.board, pos.turn, idx)
+            if net.mode == "residual":
+                want += int(static_eval(pack_eval(pos.pos, pos.tab, hand, cache_for(None, hand))))
+            got = eng.static_eval(pos)
+            fifty, half = int(v.tables.cfg[CFG_FIFTY]), int(pos.pos.st[K.ST_HALF])
+            if fifty > 0 and half > 0:  # the kernel's 50-move scaling (eval/evaluate.py)
+                num, den = want * (2 * fifty - min(half, fifty)), 2 * fifty
+                want = num // den if num >= 0 else -((-num) // den)
+            assert got == want, f"{fen}: kernel {got}, reference {want}"
+            n += 1
+            moves = pos.legal_moves()
+            if not moves:
+                break
+            pos.push(rng.choice(moves))
+    return n
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m jitfish.bench.train_nnue", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap.add_argument("--variant", default="chess")
+    ap.add_argument("--data", nargs="+", required=True, type=Path, help="labelled position files")
+    ap.add_argument("--limit", type=int, default=0, help="use at most this many positions (0: all)")
+    ap.add_argument("--mode", choices=("pure", "residual"), default="pure")
+    ap.add_argument("--hidden", type=int, default=64)
+    ap.add_argument("--epochs", type=int, default=30)
+    ap.add_argument("--batch", type=int, default=8192)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--result-weight", type=float, default=0.2, help="share of the game result in the target")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--write", action="store_true", help="store the network for the variant")
+    ap.add_argument("--out", type=Path, help="where to store it (default eval/weights/<variant>.nnue.npz)")
+    a = ap.parse_args(argv)
+    t0 = time.time()
+    v = load_variant(a.variant)
+    ds = dataset(a.variant, a.data, a.mode == "residual", a.limit)
+    games = np.unique(ds.game)
+    rs = random.Random(a.seed)
+    held = set(rs.sample(list(games), max(1, len(games) // 10)))
+    te_mask = np.array([g in held for g in ds.game])
+    tr, te = ds.subset(np.flatnonzero(~te_mask)), ds.subset(np.flatnonzero(te_mask))
+    print(f"{len(ds)} quiet positions from {len(games)} games ({len(te)} held out from {len(held)} games); "
+          f"{ds.pad} inputs, {a.hidden} hidden, mode {a.mode}", file=sys.stderr)
+    rng = np.random.default_rng(a.seed)
+    model = Model(ds.pad, a.hidden, rng)
+    t_te = targets(te, a.result_weight)
+    start = loss_of(model, te, t_te)
+    base_loss = float(((_sig(te.base) - t_te) ** 2).mean())
+    print(f"held-out loss of the offset alone (base): {base_loss:.5f}; untrained network {start:.5f}",
+          file=sys.stderr)
+    hist = train(model, tr, te, a.result_weight, a.epochs, a.batch, a.lr, rng,
+                 log=lambda s: print(s, file=sys.stderr))
+    command = " ".join(shlex.quote(x) for x in ["python", "-m", "jitfish.bench.train_nnue"]
+                       + (argv if argv is not None else sys.argv[1:]))
+    meta = {"variant": v.spec.name, "letters": v.spec.letters, "files": v.files, "ranks": v.ranks,
+            "mode": a.mode, "hidden": a.hidden, "command": command, "positions": len(ds),
+            "data": [p.name for p in a.data], "loss_train": hist[-1][0], "loss_held_out": hist[-1][1],
+            "loss_held_out_base": base_loss}
+    net = quantize(model, meta)
+    ql = _qloss(net, te, t_te)
+    print(f"held out: float {hist[-1][1]:.5f}, rounded {ql:.5f}; {time.time() - t0:.0f} s", file=sys.stderr)
+    if a.write:
+        out = a.out or network_file(v.spec)
+        if a.out is None and not str(out).startswith(str(WEIGHTS_DIR)):
+            out = WEIGHTS_DIR / f"{v.spec.name}.nnue.npz"
+        write_network(out, net)
+        print(f"wrote {out} ({out.stat().st_size // 1024} KB)", file=sys.stderr)
+        if a.out is None:
+            n = check_kernel(a.variant, te.fens)
+            print(f"kernel = numpy reference on {n} positions", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

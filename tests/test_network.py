@@ -1,0 +1,165 @@
+"""The evaluation network (eval/network.py): the file's checks, and the kernel's evaluation with
+its accumulator updated move by move (``Pos.dirty``) against the numpy reference recomputed from
+the board, in every seed variant (castling, en passant, promotion, Cleopatra's conversions), along
+random games and after searches; the trainer (bench/train_nnue.py) learns a known function."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from jitfish.bench import train_nnue
+from jitfish.engine import Engine, Limits
+from jitfish.eval import network as N
+from jitfish.eval import tables as E
+from jitfish.movegen import Position, load_variant
+from jitfish.movegen import kernels as K
+from jitfish.movegen.tables import CFG_FIFTY
+
+SEEDS = ["chess", "courier", "modcourier", "cowsandbutterflies", "cleopatra"]
+
+
+@pytest.fixture
+def weights_dir(tmp_path, monkeypatch):
+    """A copy of the shipped weight files (no networks) in tmp_path, the table cache emptied."""
+    for f in E.WEIGHTS_DIR.glob("*.toml"):
+        (tmp_path / f.name).write_text(f.read_text())
+    monkeypatch.setattr(E, "WEIGHTS_DIR", tmp_path)
+    monkeypatch.setattr(E, "_CACHE", {})
+    return tmp_path
+
+
+def random_network(variant: str, hidden: int, seed: int, mode: str = "pure") -> N.Network:
+    v = load_variant(variant)
+    T, S = len(v.spec.pieces), v.files * v.ranks
+    rng = np.random.default_rng(seed)
+    w1 = rng.integers(-40, 41, (2 * T * S, hidden))
+    b1 = rng.integers(0, 200, hidden)
+    w2 = rng.integers(-60, 61, 2 * hidden)
+    meta = {"variant": v.spec.name, "letters": v.spec.letters, "files": v.files, "ranks": v.ranks,
+            "mode": mode, "hidden": hidden}
+    return N.Network(w1, b1, w2, int(rng.integers(-5000, 5000)), meta)
+
+
+def _want(net, pos: Position, hand: int = 0) -> int:
+    v = pos.variant
+    idx = N.feature_table(len(v.spec.pieces), v.files, v.ranks)
+    s = N.reference_eval(net, pos.pos.board, pos.turn, idx) + hand
+    fifty, half = int(v.tables.cfg[CFG_FIFTY]), int(pos.pos.st[K.ST_HALF])
+    if fifty > 0 and half > 0:
+        num, den = s * (2 * fifty - min(half, fifty)), 2 * fifty
+        s = num // den if num >= 0 else -((-num) // den)
+    return s
+
+
+def _pick(rng, pos, moves):
+    forcing = [m for m in moves if K.move_promo(m) or pos.pos.board[K.move_to(m)] != 0
+               or K.move_kind(m) != K.KIND_NORMAL]
+    return rng.choice(forcing) if forcing and rng.random() < 0.5 else rng.choice(moves)
+
+
+@pytest.mark.parametrize("variant", SEEDS)
+def test_incremental_equals_reference(weights_dir, variant):
+    net = random_network(variant, 16, seed=len(variant))
+    N.write_network(weights_dir / f"{variant}.nnue.npz", net)
+    v = load_variant(variant)
+    assert E.eval_tables(v).params[E.P_NN_MODE] == N.MODES["pure"]
+    eng = Engine(hash_mb=1)
+    rng = random.Random(7)
+    checked = replayed = 0
+    for _game in range(6):
+        pos = Position(variant)
+        for _ply in range(120):
+            moves = pos.legal_moves()
+            if not moves or pos.outcome():
+                break
+            assert eng.static_eval(pos) == _want(net, pos), pos.fen()
+            checked += 1
+            m = _pick(rng, pos, moves)
+            pos.push(m)
+            replayed += int(pos.pos.dirty[(int(pos.pos.st[K.ST_PLY]) - 1) & (K.DIRTY_RING - 1), 0] > 0)
+            if rng.random() < 0.1 and pos.history:
+                pos.pop()
+    assert checked > 200 and replayed > 200
+
+
+@pytest.mark.parametrize("variant", ["chess", "cleopatra"])
+def test_search_leaves_accumulators_right(weights_dir, variant):
+    """After searches (make/unmake, null moves, the cache's slots reused), the evaluation of
+    the positions of a game still equals the reference; a fresh engine agrees."""
+    net = random_network(variant, 8, seed=3)
+    N.write_network(weights_dir / f"{variant}.nnue.npz", net)
+    eng = Engine(hash_mb=1)
+    rng = random.Random(11)
+    pos = Position(variant)
+    for _ in range(30):
+        moves = pos.legal_moves()
+        if not moves or pos.outcome():
+            break
+        eng.search(pos, Limits(nodes=400))
+        assert eng.static_eval(pos) == _want(net, pos) == Engine(hash_mb=1).static_eval(pos)
+        pos.push(_pick(rng, pos, moves))
+
+
+def test_residual_adds_the_hand_evaluation(weights_dir):
+    variant = "chess"
+    v = load_variant(variant)
+    pos = Position(variant, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 3")
+    hand = Engine(hash_mb=1).static_eval(pos)
+    net = random_network(variant, 8, seed=5, mode="residual")
+    N.write_network(weights_dir / f"{variant}.nnue.npz", net)
+    E._CACHE.clear()
+    idx = N.feature_table(len(v.spec.pieces), v.files, v.ranks)
+    assert Engine(hash_mb=1).static_eval(pos) == hand + N.reference_eval(net, pos.pos.board, pos.turn, idx)
+
+
+def test_bad_network_files(weights_dir):
+    good = random_network("chess", 8, seed=1)
+    path = weights_dir / "chess.nnue.npz"
+    N.write_network(path, N.Network(good.w1[:-1], good.b1, good.w2, good.b2, good.meta))
+    with pytest.raises(ValueError, match="chess.nnue.npz: array shapes"):
+        E.eval_tables(load_variant("chess"))
+    E._CACHE.clear()
+    N.write_network(path, N.Network(good.w1, good.b1, good.w2, good.b2, dict(good.meta, letters="PNBRQ")))
+    with pytest.raises(ValueError, match="made for pieces"):
+        E.eval_tables(load_variant("chess"))
+    E._CACHE.clear()
+    path.write_bytes(b"not a network")
+    with pytest.raises(ValueError, match="not a network file"):
+        E.eval_tables(load_variant("chess"))
+
+
+def test_trainer_fits_material(tmp_path):
+    """Labels from a known rule (100 per pawn, 300 per knight ahead): the trained network's
+    held-out loss falls well below the untrained one's, and its rounded copy agrees with it."""
+    rng = random.Random(2)
+    lines = []
+    values = {"p": 100, "n": 300}
+    for g in range(300):
+        pos = Position("chess")
+        for _ in range(rng.randint(10, 50)):
+            moves = pos.legal_moves()
+            if not moves or pos.outcome():
+                break
+            pos.push(_pick(rng, pos, moves))
+        if pos.is_check() or pos.outcome():
+            continue
+        board = pos.fen().split()[0]
+        score = sum(values.get(ch.lower(), 0) * (1 if ch.isupper() else -1) for ch in board)
+        quiet = [m for m in pos.legal_moves() if pos.pos.board[K.move_to(m)] == 0 and not K.move_promo(m)
+                 and K.move_kind(m) == K.KIND_NORMAL]
+        if quiet:
+            lines.append(f"{pos.fen()};0.5;{score};{pos.move_name(quiet[0])};{g}\n")
+    data = tmp_path / "d.txt"
+    data.write_text("# test\n" + "".join(lines))
+    ds = train_nnue.dataset("chess", [data], residual=False)
+    idx = np.arange(len(ds))
+    tr, te = ds.subset(idx[: len(ds) * 4 // 5]), ds.subset(idx[len(ds) * 4 // 5:])
+    model = train_nnue.Model(ds.pad, 8, np.random.default_rng(1))
+    t = train_nnue.targets(te, 0.0)
+    before = train_nnue.loss_of(model, te, t)
+    hist = train_nnue.train(model, tr, te, 0.0, 60, 32, 5e-3, np.random.default_rng(1), log=lambda s: None)
+    assert hist[-1][1] < 0.5 * before
+    net = train_nnue.quantize(model, {})
+    assert abs(train_nnue._qloss(net, te, t) - hist[-1][1]) < 0.01
