@@ -191,8 +191,10 @@ def loss_of(model: Model, ds: Dataset, t: np.ndarray, batch: int = 16384) -> flo
 
 
 def train(model: Model, tr: Dataset, te: Dataset, result_weight: float, epochs: int, batch: int, lr: float,
-          rng: np.random.Generator, log=print) -> list[tuple[float, float]]:
-    """Adam on the squared error of the expected score; [(train loss, held-out loss)] per epoch."""
+          rng: np.random.Generator, log=print, decay: float = 0.0) -> list[tuple[float, float]]:
+    """Adam on the squared error of the expected score, with decoupled weight decay ``decay``
+    (AdamW: each step shrinks w1 and w2 by ``rate * decay``); [(train loss, held-out loss)] per
+    epoch.  The model ends with the weights of the epoch of the least held-out loss."""
     t_tr, t_te = targets(tr, result_weight), targets(te, result_weight)
     params = model.params()
     m = [np.zeros_like(p) for p in params]
@@ -219,11 +221,18 @@ def train(model: Model, tr: Dataset, te: Dataset, result_weight: float, epochs: 
                 mh = m[i] / (1 - b1 ** step)
                 vh = v[i] / (1 - b2 ** step)
                 prm -= (rate * mh / (np.sqrt(vh) + eps)).astype(np.float32)
+                if decay and i != 1:
+                    prm -= (rate * decay * prm).astype(np.float32)
             mb = b1 * mb + (1 - b1) * g_b2
             vb = b2 * vb + (1 - b2) * g_b2 * g_b2
             model.b2 = np.float32(model.b2 - rate * (mb / (1 - b1 ** step)) / (math.sqrt(vb / (1 - b2 ** step)) + eps))
         history.append((loss_of(model, tr, t_tr), loss_of(model, te, t_te)))
         log(f"epoch {ep + 1}/{epochs}: train {history[-1][0]:.5f}, held out {history[-1][1]:.5f}")
+        if history[-1][1] <= min(h for _t, h in history):
+            best = [p.copy() for p in params] + [model.b2]
+    if history:
+        model.w1[...], model.b1[...], model.w2[...] = best[:3]
+        model.b2 = best[3]
     return history
 
 
@@ -293,6 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=8192)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--result-weight", type=float, default=0.2, help="share of the game result in the target")
+    ap.add_argument("--decay", type=float, default=0.0, help="decoupled weight decay (AdamW) of w1 and w2")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--write", action="store_true", help="store the network for the variant")
     ap.add_argument("--out", type=Path, help="where to store it (default eval/weights/<variant>.nnue.npz)")
@@ -315,7 +325,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"held-out loss of the offset alone (base): {base_loss:.5f}; untrained network {start:.5f}",
           file=sys.stderr)
     hist = train(model, tr, te, a.result_weight, a.epochs, a.batch, a.lr, rng,
-                 log=lambda s: print(s, file=sys.stderr))
+                 log=lambda s: print(s, file=sys.stderr), decay=a.decay)
+    best = min(range(len(hist)), key=lambda i: hist[i][1]) if hist else 0
+    hist = hist[:best + 1] or [(start, start)]
+    y, _ = model.forward(te.fs, te.fn)
+    print(f"kept epoch {best + 1}; network output on held-out positions: mean |{OUT} y| = "
+          f"{float(np.abs(OUT * y).mean()):.1f} cp", file=sys.stderr)
     command = " ".join(shlex.quote(x) for x in ["python", "-m", "jitfish.bench.train_nnue"]
                        + (argv if argv is not None else sys.argv[1:]))
     meta = {"variant": v.spec.name, "letters": v.spec.letters, "files": v.files, "ranks": v.ranks,

@@ -424,7 +424,8 @@ def main(argv: list[str] | None = None) -> int:
                                  epilog="See the module's docstring (python -m pydoc jitfish.bench.tune_psqt) for "
                                         "the method.", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--variant", default="chess")
-    ap.add_argument("--positions", type=int, default=12000, help="labelled quiet positions wanted")
+    ap.add_argument("--positions", type=int, help="labelled quiet positions wanted (default 12000; with --load: "
+                    "the first N kept, default all)")
     ap.add_argument("--seed", type=int, default=1, help="the draw of positions, openings and held-out games")
     ap.add_argument("--pgn", action="append", metavar="GLOB",
                     help="PGN files to take positions from (repeatable; default bench/games/**/*.pgn)")
@@ -456,10 +457,17 @@ def main(argv: list[str] | None = None) -> int:
             samples = load(args.load)
             first = args.load.read_text().split("\n", 1)[0]
             labelled_by = first[2:] if first.startswith("# ") else f"(labels from {args.load})"
+            n = len(samples)  # the filters of the labelling (a file of bench/nnue_data.py keeps every move)
+            samples = [s for s in tqdm(samples, desc="quiet positions", unit="pos", file=sys.stderr)
+                       if abs(s.score) <= args.max_score and _quiet(variant, s.fen, s.best)]
+            if args.positions is not None:
+                samples = samples[:args.positions]
+            print(f"{len(samples)} of {n} loaded positions kept (quiet best move, |score| <= {args.max_score})",
+                  file=sys.stderr)
         else:
             pool = collect(variant, args)
             samples = label(variant, pool, args.fsf, None if args.label_nodes else args.label_depth,
-                            args.label_nodes, args.max_score, args.positions)
+                            args.label_nodes, args.max_score, args.positions or 12000)
             labelled_by = ""
     except (OSError, ValueError) as e:
         print(f"Error: {e}", file=sys.stderr)
