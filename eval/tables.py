@@ -33,7 +33,9 @@ start position's).  Keys:
   ``psqt``); Black reads the table mirrored top to bottom.  Learned tables usually live in their
   own file, ``<variant>.psqt.toml`` beside the weight file, with only these two keys per piece
   (``python -m jitfish.bench.tune_psqt`` writes it); it applies to that variant only (a weight
-  file that inherits from it does not inherit its tables).
+  file that inherits from it does not inherit its tables).  An evaluation network,
+  ``<variant>.nnue.npz`` in the same folder, is loaded here too (``network.py``: its format,
+  and how ``mode`` combines it with these terms).
 - ``mopup``: in the endgame, when one side is ahead by at least ``mopup_margin`` material and
   the other has no pawn-like piece left, the stronger side earns ``mopup`` per step the weak
   royal piece stands from the centre and per step the two royal pieces are closer together

@@ -163,3 +163,70 @@ def test_trainer_fits_material(tmp_path):
     assert hist[-1][1] < 0.5 * before
     net = train_nnue.quantize(model, {})
     assert abs(train_nnue._qloss(net, te, t) - hist[-1][1]) < 0.01
+
+
+def _fsf() -> str:
+    import os
+    import shutil
+    path = shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish"
+    if not os.path.exists(path):
+        pytest.fail("fairy-stockfish is not installed: apt-get install -y fairy-stockfish (.ci/run installs it)")
+    return path
+
+
+@pytest.mark.parametrize("variant", ["chess", "courier"])
+def test_nnue_data_writes_labelled_games(tmp_path, variant):
+    """Two short Fairy-Stockfish self-play games: every line reads back as a sample of a legal
+    position not in check, scores within the limit, results from the games; the same seed gives
+    the same file, and --resume continues after the last game."""
+    from jitfish.bench import nnue_data
+    from jitfish.bench.tune_psqt import load
+    out = tmp_path / "d.txt"
+    args = ["--variant", variant, "--games", "2", "--nodes", "300", "--max-plies", "40", "--seed", "5",
+            "--fsf", _fsf(), "--out", str(out)]
+    assert nnue_data.main(args) == 0
+    first = out.read_text()
+    samples = load(out)
+    assert samples and {s.game for s in samples} <= {0, 1}
+    for s in samples:
+        pos = Position(variant, s.fen)
+        assert not pos.is_check() and abs(s.score) <= 2500 and s.result in (0.0, 0.5, 1.0)
+        pos.parse_move(s.best)  # legal in its position
+    assert nnue_data.main(args) == 0 and out.read_text() == first  # reproducible from its command
+    assert nnue_data.main(args[:3] + ["3"] + args[4:] + ["--resume"]) == 0
+    more = load(out)
+    assert more[:len(samples)] == samples and {s.game for s in more[len(samples):]} == {2}
+
+
+def test_tune_psqt_load_applies_the_label_filters(tmp_path, capsys):
+    """A --load file with captures as best moves and scores beyond --max-score: only the quiet,
+    bounded positions are fitted."""
+    from jitfish.bench import tune_psqt
+    rng = random.Random(3)
+    lines, quiet = [], 0
+    for g in range(160):
+        pos = Position("chess")
+        for _ in range(rng.randint(6, 30)):
+            moves = pos.legal_moves()
+            if not moves or pos.outcome():
+                break
+            pos.push(rng.choice(moves))
+        if pos.is_check() or pos.outcome():
+            continue
+        moves = pos.legal_moves()
+        caps = [m for m in moves if pos.pos.board[K.move_to(m)] != 0]
+        calm = [m for m in moves if pos.pos.board[K.move_to(m)] == 0 and not K.move_promo(m)
+                and K.move_kind(m) == K.KIND_NORMAL]
+        if g % 8 == 0 and caps:
+            lines.append(f"{pos.fen()};0.5;10;{pos.move_name(caps[0])};{g}")
+        elif g % 8 == 1 and calm:
+            lines.append(f"{pos.fen()};1;2400;{pos.move_name(calm[0])};{g}")
+        elif calm:
+            lines.append(f"{pos.fen()};0.5;{rng.randint(-200, 200)};{pos.move_name(calm[0])};{g}")
+            quiet += 1
+    path = tmp_path / "load.txt"
+    path.write_text("# test\n" + "\n".join(lines) + "\n")
+    assert quiet >= 100
+    assert tune_psqt.main(["--variant", "chess", "--load", str(path), "--l2", "0.1", "--iters", "3"]) == 0
+    err = capsys.readouterr().err
+    assert f"{quiet} of {len(lines)} loaded positions kept" in err
