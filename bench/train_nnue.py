@@ -44,7 +44,7 @@ from jitfish.movegen import Position, load_variant
 from jitfish.movegen import kernels as K
 from jitfish.movegen.tables import CFG_FIFTY
 
-from .tune_psqt import _fen_key, load
+from .tune_psqt import _fen_key, load, quiet_move
 
 __all__ = ["Dataset", "dataset", "Model", "train", "quantize", "main"]
 
@@ -68,20 +68,6 @@ class Dataset:
                        self.game[idx], self.pad, [self.fens[i] for i in idx], self.sides[idx])
 
 
-def _quiet(pos: Position, move: str) -> bool:
-    try:
-        m = pos.parse_move(move)
-    except Exception:  # noqa: BLE001 -- an unreadable move: not a label to trust
-        return False
-    if K.move_promo(m) or pos.pos.board[K.move_to(m)] != 0 or K.move_kind(m) == K.KIND_EP:
-        return False
-    white = int((pos.pos.board > 0).sum() and (pos.pos.board % 2 == 1).sum())  # codes 1, 3, ...: White's
-    pos.push(m)
-    quiet = int((pos.pos.board % 2 == 1).sum()) == white  # no conversion changed a piece's colour
-    pos.pop()
-    return quiet
-
-
 def dataset(variant: str, paths: list[Path], residual: bool, limit: int = 0) -> Dataset:
     """The quiet, distinct positions of the data files as features (see ``Dataset``)."""
     v = load_variant(variant)
@@ -101,7 +87,7 @@ def dataset(variant: str, paths: list[Path], residual: bool, limit: int = 0) -> 
             if k in seen:
                 continue
             pos = Position(v, s.fen)
-            if not _quiet(pos, s.best):
+            if not quiet_move(pos, s.best):
                 continue
             seen.add(k)
             board = pos.pos.board

@@ -157,18 +157,25 @@ def collect(variant: str, args) -> list[Sample]:
 # ---------------------------------------------------------------------------------------------
 # 2. labels
 
-def _quiet(variant: str, fen: str, move: str) -> bool:
-    """Is ``move`` legal and neither a capture nor a promotion (nor a conversion)?"""
-    pos = Position(variant, fen)
+def quiet_move(pos: Position, move: str) -> bool:
+    """Is ``move`` legal in ``pos`` and neither a capture nor a promotion nor a conversion (no
+    piece changes colour)?  ``pos`` is left as it was."""
     try:
         m = pos.parse_move(move)
     except Exception:  # noqa: BLE001 -- an unreadable move: not a label to trust
         return False
-    n, code = pos.piece_count(), int(pos.pos.board[K.move_from(m)])
-    if K.move_promo(m):
+    board = pos.pos.board
+    if K.move_promo(m) or board[K.move_to(m)] != 0 or K.move_kind(m) == K.KIND_EP:
         return False
+    white = int(((board > 0) & (board % 2 == 1)).sum())  # codes 1, 3, ...: White's pieces
     pos.push(m)
-    return pos.piece_count() == n and int(pos.pos.board[K.move_to(m)]) == code
+    quiet = int(((board > 0) & (board % 2 == 1)).sum()) == white
+    pos.pop()
+    return quiet
+
+
+def _quiet(variant: str, fen: str, move: str) -> bool:
+    return quiet_move(Position(variant, fen), move)
 
 
 def label(variant: str, samples: list[Sample], fsf: str, depth: int | None, nodes: int | None,
