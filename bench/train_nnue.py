@@ -9,9 +9,11 @@
    the seed) is held out.
 2. Target, from the side to move: ``t = (1 - λ) * sigmoid(score) + λ * result`` with
    ``sigmoid(x) = 1 / (1 + 10 ** (-x / 400))`` and λ = ``--result-weight``.
-3. Model: the network of ``eval/network.py`` in floating point, prediction ``sigmoid(base +
-   400 * y)`` (``base`` 0 for ``--mode pure``, the hand-written static evaluation for
-   ``--mode residual``); loss ``mean((prediction - t) ** 2)``; Adam (``--lr``, cosine decay to a
+3. Model: the network of ``eval/network.py`` in floating point, prediction ``sigmoid(K * (base +
+   400 * y))`` (``base`` 0 for ``--mode pure``, the hand-written static evaluation for
+   ``--mode residual``; K is 1 for a pure network and, for a residual one, fitted first on the
+   offset alone as ``tune_psqt`` does, so that the network learns corrections in the hand-written
+   evaluation's centipawns, not a change of scale); loss ``mean((prediction - t) ** 2)``; Adam (``--lr``, cosine decay to a
    tenth), ``--batch`` positions per step, weights initialised from the seed, the batches drawn
    from it.  Each epoch prints the training and held-out loss.
 4. ``--write``: the weights are rounded to the file's integers and stored in
@@ -44,7 +46,8 @@ from jitfish.movegen import Position, load_variant
 from jitfish.movegen import kernels as K
 from jitfish.movegen.tables import CFG_FIFTY
 
-from .tune_psqt import _fen_key, load, quiet_move
+from .tune import win_prob
+from .tune_psqt import _fen_key, fit_k, load, quiet_move
 
 __all__ = ["Dataset", "dataset", "Model", "train", "quantize", "main"]
 
@@ -159,28 +162,30 @@ class Model:
         return [g_w1, g_b1, g_w2], g_b2
 
 
-def _sig(x):
-    return 1.0 / (1.0 + np.exp(-x * LN10 / 400.0))
+def _sig(x, k: float = 1.0):
+    return win_prob(x, k)
 
 
 def targets(ds: Dataset, result_weight: float) -> np.ndarray:
     return (1 - result_weight) * _sig(ds.score) + result_weight * ds.result
 
 
-def loss_of(model: Model, ds: Dataset, t: np.ndarray, batch: int = 16384) -> float:
+def loss_of(model: Model, ds: Dataset, t: np.ndarray, batch: int = 16384, k: float = 1.0) -> float:
     total = 0.0
     for i in range(0, len(ds), batch):
         y, _ = model.forward(ds.fs[i:i + batch], ds.fn[i:i + batch])
-        p = _sig(ds.base[i:i + batch] + OUT * y)
+        p = _sig(ds.base[i:i + batch] + OUT * y, k)
         total += float(((p - t[i:i + batch]) ** 2).sum())
     return total / max(1, len(ds))
 
 
 def train(model: Model, tr: Dataset, te: Dataset, result_weight: float, epochs: int, batch: int, lr: float,
-          rng: np.random.Generator, log=print, decay: float = 0.0) -> list[tuple[float, float]]:
+          rng: np.random.Generator, log=print, decay: float = 0.0, k: float = 1.0) -> list[tuple[float, float]]:
     """Adam on the squared error of the expected score, with decoupled weight decay ``decay``
     (AdamW: each step shrinks w1 and w2 by ``rate * decay``); [(train loss, held-out loss)] per
-    epoch.  The model ends with the weights of the epoch of the least held-out loss."""
+    epoch.  The model ends with the weights of the epoch of the least held-out loss.  ``k``
+    scales the prediction before the sigmoid (Texel's K: the labels' centipawns against the
+    evaluation's)."""
     t_tr, t_te = targets(tr, result_weight), targets(te, result_weight)
     params = model.params()
     m = [np.zeros_like(p) for p in params]
@@ -193,11 +198,11 @@ def train(model: Model, tr: Dataset, te: Dataset, result_weight: float, epochs: 
     history = []
     for ep in range(epochs):
         order = rng.permutation(len(tr))
-        for k in range(steps_per):
-            sel = order[k * batch:(k + 1) * batch]
+        for j in range(steps_per):
+            sel = order[j * batch:(j + 1) * batch]
             y, cache = model.forward(tr.fs[sel], tr.fn[sel])
-            p = _sig(tr.base[sel] + OUT * y)
-            dy = (2.0 * (p - t_tr[sel]) * p * (1 - p) * OUT * LN10 / 400.0 / len(sel)).astype(np.float32)
+            p = _sig(tr.base[sel] + OUT * y, k)
+            dy = (2.0 * (p - t_tr[sel]) * p * (1 - p) * k * OUT * LN10 / 400.0 / len(sel)).astype(np.float32)
             grads, g_b2 = model.backward(dy, cache)
             step += 1
             rate = lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * step / total)))
@@ -212,7 +217,7 @@ def train(model: Model, tr: Dataset, te: Dataset, result_weight: float, epochs: 
             mb = b1 * mb + (1 - b1) * g_b2
             vb = b2 * vb + (1 - b2) * g_b2 * g_b2
             model.b2 = np.float32(model.b2 - rate * (mb / (1 - b1 ** step)) / (math.sqrt(vb / (1 - b2 ** step)) + eps))
-        history.append((loss_of(model, tr, t_tr), loss_of(model, te, t_te)))
+        history.append((loss_of(model, tr, t_tr, k=k), loss_of(model, te, t_te, k=k)))
         log(f"epoch {ep + 1}/{epochs}: train {history[-1][0]:.5f}, held out {history[-1][1]:.5f}")
         if history[-1][1] <= min(h for _t, h in history):
             best = [p.copy() for p in params] + [model.b2]
@@ -231,7 +236,7 @@ def quantize(model: Model, meta: dict) -> Network:
     return Network(w1, b1, w2, b2, meta)
 
 
-def _qloss(net: Network, ds: Dataset, t: np.ndarray) -> float:
+def _qloss(net: Network, ds: Dataset, t: np.ndarray, k: float = 1.0) -> float:
     w1 = np.vstack([net.w1, np.zeros((1, net.hidden), np.int64)])
     H = net.hidden
     a_s = np.clip(w1[ds.fs].sum(axis=1) + net.b1, 0, QA)
@@ -239,7 +244,7 @@ def _qloss(net: Network, ds: Dataset, t: np.ndarray) -> float:
     raw = a_s @ net.w2[:H] + a_n @ net.w2[H:] + net.b2
     q = QA * QB
     cp = np.where(raw >= 0, raw * OUT // q, -((-raw * OUT) // q))
-    return float(((_sig(ds.base + cp) - t) ** 2).mean())
+    return float(((_sig(ds.base + cp, k) - t) ** 2).mean())
 
 
 def check_kernel(variant: str, fens: list[str], limit: int = 300) -> int:
@@ -306,12 +311,13 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(a.seed)
     model = Model(ds.pad, a.hidden, rng)
     t_te = targets(te, a.result_weight)
-    start = loss_of(model, te, t_te)
-    base_loss = float(((_sig(te.base) - t_te) ** 2).mean())
-    print(f"held-out loss of the offset alone (base): {base_loss:.5f}; untrained network {start:.5f}",
-          file=sys.stderr)
+    k = fit_k(tr.base, targets(tr, a.result_weight)) if a.mode == "residual" else 1.0
+    start = loss_of(model, te, t_te, k=k)
+    base_loss = float(((_sig(te.base, k) - t_te) ** 2).mean())
+    print(f"K = {k:.3f}; held-out loss of the offset alone (base): {base_loss:.5f}; untrained network "
+          f"{start:.5f}", file=sys.stderr)
     hist = train(model, tr, te, a.result_weight, a.epochs, a.batch, a.lr, rng,
-                 log=lambda s: print(s, file=sys.stderr), decay=a.decay)
+                 log=lambda s: print(s, file=sys.stderr), decay=a.decay, k=k)
     best = min(range(len(hist)), key=lambda i: hist[i][1]) if hist else 0
     hist = hist[:best + 1] or [(start, start)]
     y, _ = model.forward(te.fs, te.fn)
@@ -322,9 +328,9 @@ def main(argv: list[str] | None = None) -> int:
     meta = {"variant": v.spec.name, "letters": v.spec.letters, "files": v.files, "ranks": v.ranks,
             "mode": a.mode, "hidden": a.hidden, "command": command, "positions": len(ds),
             "data": [p.name for p in a.data], "loss_train": hist[-1][0], "loss_held_out": hist[-1][1],
-            "loss_held_out_base": base_loss}
+            "loss_held_out_base": base_loss, "k": k}
     net = quantize(model, meta)
-    ql = _qloss(net, te, t_te)
+    ql = _qloss(net, te, t_te, k)
     print(f"held out: float {hist[-1][1]:.5f}, rounded {ql:.5f}; {time.time() - t0:.0f} s", file=sys.stderr)
     if a.write:
         out = a.out or network_file(v.spec)
