@@ -41,6 +41,7 @@ from jitfish.engine import Engine
 from jitfish.eval import cache_for, eval_tables, pack_eval, static_eval
 from jitfish.eval.network import OUT, QA, QB, Network, feature_table, read_network, reference_eval, write_network
 from jitfish.eval import tables as evtables
+from jitfish.eval.evaluate import fifty_scaled
 from jitfish.eval.tables import WEIGHTS_DIR, network_file, without_network
 from jitfish.movegen import Position, load_variant
 from jitfish.movegen import kernels as K
@@ -268,10 +269,7 @@ def check_kernel(variant: str, fens: list[str], limit: int = 300) -> int:
             if net.mode == "residual":
                 want += int(static_eval(pack_eval(pos.pos, pos.tab, hand, cache_for(None, hand))))
             got = eng.static_eval(pos)
-            fifty, half = int(v.tables.cfg[CFG_FIFTY]), int(pos.pos.st[K.ST_HALF])
-            if fifty > 0 and half > 0:  # the kernel's 50-move scaling (eval/evaluate.py)
-                num, den = want * (2 * fifty - min(half, fifty)), 2 * fifty
-                want = num // den if num >= 0 else -((-num) // den)
+            want = fifty_scaled(want, int(pos.pos.st[K.ST_HALF]), int(v.tables.cfg[CFG_FIFTY]))
             assert got == want, f"{fen}: kernel {got}, reference {want}"
             n += 1
             moves = pos.legal_moves()

@@ -81,6 +81,15 @@ def sdiv(a, b):
     return a // b if a >= 0 else -((-a) // b)
 
 
+def fifty_scaled(s: int, half: int, fifty: int) -> int:
+    """``evaluate``'s 50-move scaling of a score in Python (tools and tests that predict the
+    kernel's output)."""
+    if fifty > 0 and half > 0:
+        num, den = s * (2 * fifty - min(half, fifty)), 2 * fifty
+        return num // den if num >= 0 else -((-num) // den)
+    return s
+
+
 @helper
 def evaluate(d, alpha, beta):
     """Static evaluation from the side to move, on an evaluation bundle ``d`` (``pack_eval``,

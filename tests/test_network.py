@@ -13,6 +13,7 @@ from jitfish.bench import train_nnue
 from jitfish.engine import Engine, Limits
 from jitfish.eval import network as N
 from jitfish.eval import tables as E
+from jitfish.eval.evaluate import fifty_scaled
 from jitfish.movegen import Position, load_variant
 from jitfish.movegen import kernels as K
 from jitfish.movegen.tables import CFG_FIFTY
@@ -46,11 +47,7 @@ def _want(net, pos: Position, hand: int = 0) -> int:
     v = pos.variant
     idx = N.feature_table(len(v.spec.pieces), v.files, v.ranks)
     s = N.reference_eval(net, pos.pos.board, pos.turn, idx) + hand
-    fifty, half = int(v.tables.cfg[CFG_FIFTY]), int(pos.pos.st[K.ST_HALF])
-    if fifty > 0 and half > 0:
-        num, den = s * (2 * fifty - min(half, fifty)), 2 * fifty
-        s = num // den if num >= 0 else -((-num) // den)
-    return s
+    return fifty_scaled(s, int(pos.pos.st[K.ST_HALF]), int(v.tables.cfg[CFG_FIFTY]))
 
 
 def _pick(rng, pos, moves):
