@@ -330,6 +330,14 @@ class UciSession(Session):
     def cmd_stop(self, args: list[str], line: str) -> None:
         if self.mode in (Mode.THINK, Mode.PONDER, Mode.PERFT):
             self.host.stop()
+            # As in Stockfish, the commands after `stop` find the search over: wait for it to
+            # return (its bestmove comes first), so a `setoption name UCI_Variant` or
+            # `ucinewgame` sent right behind it is not refused as "during a search" on a
+            # loaded machine.  `quit` still cuts in (the reader thread sets it).
+            while not self.host.join(0.05):
+                if self.loop.quit.is_set():
+                    return
+            self._settle()
 
     def cmd_ponderhit(self, args: list[str], line: str) -> None:
         if self.mode != Mode.PONDER:

@@ -6,6 +6,8 @@ command, which prints ``info string fen FEN``).
 """
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from protocol_harness import FakeEngine, Session, replay, warm_movegen
@@ -298,3 +300,33 @@ def test_position_lines_that_extend_the_last_one(s):
     > position startpos moves d2d4
     < info string move 1 (d2d4): *
     """, s)
+
+
+class SlowStopEngine(FakeEngine):
+    """Takes 0.3 s to notice ``stop`` (a search deep in a kernel, or a loaded machine)."""
+
+    def stop(self) -> None:
+        threading.Timer(0.3, super().stop).start()
+
+
+def test_commands_after_stop_find_the_search_over():
+    # The UCI fuzz test failed in CI this way: `stop`, then `setoption name UCI_Variant` and
+    # `ucinewgame` came while the stopped search was still returning, were refused as "during a
+    # search", and the next position was parsed in the old variant. Like Stockfish, a command
+    # after `stop` now waits for the search to end (and sees its bestmove first).
+    s = Session(factory=SlowStopEngine)
+    try:
+        replay(HELLO + """
+        > position startpos
+        > go infinite
+        ~
+        > stop
+        > setoption name UCI_Variant value courier
+        > ucinewgame
+        > position startpos moves b2b3
+        > fen
+        < bestmove a2a3 ponder a7a5
+        < info string fen rnebmk1wbenr/1ppppp1pppp1/6f5/p5p4p/P5P4P/1P4F5/2PPPP1PPPP1/RNEBMK1WBENR b - - 0 1
+        """, s)
+    finally:
+        s.close()
