@@ -179,6 +179,7 @@ class Engine:
         self.cmove = np.full(MAXPLY + 2, -1, np.int64)
         self.cont = np.zeros((1, 1), np.int64)  # sized for the variant by the first search
         self.eval_cache = new_cache()
+        self._eval_for = None  # the EvalTables the cache's entries were computed with
         self._clock = _Watchdog(self.stop)
 
     def set_hash(self, mb: int) -> None:
@@ -262,7 +263,7 @@ class Engine:
         n_cont = min(int(pos.tab.cfg[CFG_NTYPES]) * int(pos.tab.cfg[CFG_NSQ]), CONT_MAX)
         if self.cont.shape[0] != n_cont:  # continuation history: one table per variant size
             self.cont = np.zeros((n_cont, n_cont), np.int64)
-        self.eval_cache = cache_for(self.eval_cache, ev)
+        self._fit_cache(ev)
         ss = self._tables()
         d = pack_search(pos.pos, pos.tab, ev, self.eval_cache, ss)  # raw addresses: pos, ev, ss stay alive here
         soft, hard = time_budget(pos.turn, lim)
@@ -341,8 +342,17 @@ class Engine:
     def static_eval(self, position: Position) -> int:
         """The static evaluation of ``position`` in centipawns from the side to move."""
         ev = eval_tables(position.variant)
-        self.eval_cache = cache_for(self.eval_cache, ev)
+        self._fit_cache(ev)
         return int(static_eval(pack_eval(position.pos, position.tab, ev, self.eval_cache)))
+
+    def _fit_cache(self, ev) -> None:
+        """Evaluation cache entries and accumulators hold only for the tables (weights,
+        network) they were computed with: emptied when the variant's tables change."""
+        if ev is not self._eval_for:
+            self.eval_cache = cache_for(self.eval_cache, ev)
+            self.eval_cache.key[:] = 0
+            self.eval_cache.acc_key[:] = 0
+            self._eval_for = ev
 
     def hashfull(self) -> int:
         sample = self.tt_data[:1000]

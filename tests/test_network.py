@@ -227,3 +227,22 @@ def test_tune_psqt_load_applies_the_label_filters(tmp_path, capsys):
     assert tune_psqt.main(["--variant", "chess", "--load", str(path), "--l2", "0.1", "--iters", "3"]) == 0
     err = capsys.readouterr().err
     assert f"{quiet} of {len(lines)} loaded positions kept" in err
+
+
+def test_engine_forgets_accumulators_of_other_tables(weights_dir):
+    """The same Engine after the variant's network changed (a new file, the tables rebuilt):
+    no accumulator or cached evaluation of the old network is used."""
+    eng = Engine(hash_mb=1)
+    pos = Position("chess")
+    for san in ("e4", "e5", "Nf3"):
+        pos.push_san(san)
+    first = random_network("chess", 8, seed=21)
+    N.write_network(weights_dir / "chess.nnue.npz", first)
+    assert eng.static_eval(pos) == _want(first, pos)
+    second = random_network("chess", 8, seed=22)
+    N.write_network(weights_dir / "chess.nnue.npz", second)
+    E._CACHE.clear()
+    assert _want(first, pos) != _want(second, pos)
+    assert eng.static_eval(pos) == _want(second, pos)
+    pos.push_san("Nc6")
+    assert eng.static_eval(pos) == _want(second, pos)
