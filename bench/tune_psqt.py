@@ -58,8 +58,8 @@ from jitfish.protocol.client import EngineConfig, GoRequest, Limits, open_engine
 from . import tune
 from .tune import texel_error, win_prob
 
-__all__ = ["Sample", "pgn_positions", "selfplay_positions", "label", "Features", "features", "fit_k",
-           "fit_tables", "tables_of", "write_tables", "main"]
+__all__ = ["Sample", "pgn_positions", "selfplay_positions", "label", "load", "load_quiet", "Features", "features",
+           "fit_k", "fit_tables", "tables_of", "write_tables", "main"]
 
 GAMES_DIR = Path(__file__).resolve().parent / "games"
 FSF = "/usr/games/fairy-stockfish"
@@ -225,6 +225,24 @@ def load(path: Path) -> list[Sample]:
         except (IndexError, ValueError):
             raise ValueError(f"{path}:{n}: expected 'FEN;result;score;bestmove;game': {line!r}") from None
     return out
+
+
+def load_quiet(path: Path, variant: str, max_score: int, positions: int | None = None) -> tuple[list[Sample], str]:
+    """The samples of a ``--save`` (or ``bench/nnue_data.py``) file that pass the labelling's
+    filters (a quiet best move, ``|score| <= max_score``), the first ``positions`` of them, and
+    the command that labelled them (the file's first line)."""
+    samples = load(path)
+    first = path.read_text().split("\n", 1)[0]
+    labelled_by = first[2:] if first.startswith("# ") else f"(labels from {path})"
+    n = len(samples)  # a file of bench/nnue_data.py keeps every move: filter as the labelling does
+    kept = []
+    for s in tqdm(samples, desc="quiet positions", unit="pos", file=sys.stderr):
+        if abs(s.score) <= max_score and _quiet(variant, s.fen, s.best):
+            kept.append(s)
+            if positions is not None and len(kept) >= positions:
+                break
+    print(f"{len(kept)} of {n} loaded positions kept (quiet best move, |score| <= {max_score})", file=sys.stderr)
+    return kept, labelled_by
 
 
 # ---------------------------------------------------------------------------------------------
@@ -461,16 +479,7 @@ def main(argv: list[str] | None = None) -> int:
     variant = load_spec(args.variant).name
     try:
         if args.load is not None:
-            samples = load(args.load)
-            first = args.load.read_text().split("\n", 1)[0]
-            labelled_by = first[2:] if first.startswith("# ") else f"(labels from {args.load})"
-            n = len(samples)  # the filters of the labelling (a file of bench/nnue_data.py keeps every move)
-            samples = [s for s in tqdm(samples, desc="quiet positions", unit="pos", file=sys.stderr)
-                       if abs(s.score) <= args.max_score and _quiet(variant, s.fen, s.best)]
-            if args.positions is not None:
-                samples = samples[:args.positions]
-            print(f"{len(samples)} of {n} loaded positions kept (quiet best move, |score| <= {args.max_score})",
-                  file=sys.stderr)
+            samples, labelled_by = load_quiet(args.load, variant, args.max_score, args.positions)
         else:
             pool = collect(variant, args)
             samples = label(variant, pool, args.fsf, None if args.label_nodes else args.label_depth,

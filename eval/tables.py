@@ -78,7 +78,7 @@ from jitfish.movegen.tables import CFG_ROYAL, set_bit
 
 from .network import MODES, feature_table, read_network
 
-__all__ = ["EvalTables", "eval_tables", "variant_weights", "derived_weights", "weights_file", "psqt_file",
+__all__ = ["EvalTables", "eval_tables", "tables_from", "variant_weights", "derived_weights", "weights_file", "psqt_file",
            "read_psqt", "network_file", "without_network", "WEIGHTS_DIR"]
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
@@ -275,9 +275,15 @@ def eval_tables(variant: Variant) -> EvalTables:
 
 
 def _build(variant: Variant) -> EvalTables:
+    return tables_from(variant, *variant_weights(variant))
+
+
+def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) -> EvalTables:
+    """The evaluation arrays of a variant for the weights ``w`` (a weight file's contents, as
+    ``variant_weights`` returns them; the network is looked for beside ``_path``).  Not cached:
+    ``eval_tables`` is what the engine uses; this is for tools that try other weights."""
     spec = variant.spec
     tab = variant.tables
-    w, _path = variant_weights(variant)
     F, R = spec.files, spec.ranks
     T = len(spec.pieces)
     psq = np.zeros((2 * T + 2, 128), np.int64)

@@ -127,3 +127,53 @@ def test_the_fit_recovers_known_tables() -> None:
     assert np.abs(w_reg).max() < np.abs(w_true).max() / 2
     # and K is found from the offset: the labels of a scaled evaluation give the scale back
     assert abs(tune_psqt.fit_k(X.base, tune.win_prob(X.base, 0.5)) - 0.5) < 0.05
+
+
+def test_texel_check_scores_a_change_against_labels_made_with_it(tmp_path, capsys) -> None:
+    """bench/texel_check.py: labels made from the evaluation with tempo 60 and king_danger 0;
+    that candidate must come out with the least error, today's weights and a change the other
+    way worse, and the weights must be left as they were."""
+    import random
+
+    from jitfish.bench import texel_check
+    from positions import random_walk
+
+    variant = load_variant("chess")
+    weights, path = E.variant_weights(variant)
+    truth = E.tables_from(variant, texel_check.apply_changes(weights, "tempo=60,king_danger=0"), path)
+    rng = random.Random(3)
+    rows, positions = [], []
+    while len(rows) < 300:
+        pos = random_walk(Position("chess"), rng, rng.randrange(6, 40))
+        quiet = [m for m in pos.legal_moves() if tune_psqt.quiet_move(pos, pos.move_name(m))]
+        if pos.outcome() or not quiet:
+            continue
+        positions.append(pos)
+        rows.append((pos.fen(), pos.move_name(quiet[0])))
+    scores = texel_check.white_evals(positions, truth)
+    data = tmp_path / "labels.txt"
+    data.write_text("# made by the test\n" + "".join(f"{fen};0.5;{s:g};{mv};{i}\n"
+                                                     for i, ((fen, mv), s) in enumerate(zip(rows, scores))))
+    before = _static("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1")
+    rc = texel_check.main(["--variant", "chess", "--load", str(data), "--result-weight", "0",
+                           "--set", "tempo=60,king_danger=0", "--set", "tempo=0", "--set", "pieces.N.mobility=9"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    errors = {line.split(":")[0].strip(): float(line.split("error ")[1].split()[0])
+              for line in out.splitlines() if "error" in line and line.startswith("  ")}
+    base = float(out.split("today's weights: error ")[1].split()[0])
+    assert errors["tempo=60,king_danger=0"] < 1e-5 < base, out
+    assert errors["tempo=0"] > base and errors["pieces.N.mobility=9"] > errors["tempo=60,king_danger=0"], out
+    assert _static("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1") == before  # nothing written or changed
+
+
+def test_texel_check_refuses_bad_changes(tmp_path, capsys) -> None:
+    from jitfish.bench import texel_check
+
+    data = tmp_path / "labels.txt"
+    data.write_text("# empty\n")
+    assert texel_check.main(["--load", str(data), "--set", "tempo"]) == 1
+    assert "KEY=INTEGER" in capsys.readouterr().err
+    assert texel_check.main(["--load", str(data), "--set", "pieces.N=3"]) == 1
+    assert texel_check.main(["--load", str(data), "--set", "kings_danger=3"]) == 1
+    assert "kings_danger" in capsys.readouterr().err
