@@ -2,7 +2,7 @@
 positions, for the weights as they are and with each candidate change.
 
     python -m jitfish.bench.texel_check --variant chess --load chess-n4000.txt --positions 20000 \\
-        --set tempo=20 --set isolated=5,doubled=10 --set pieces.N.mobility=6
+        --set tempo=20 --set king_danger=1536,hanging=45 --set pieces.N.mobility=6
 
 The positions are a ``tune_psqt --save`` or ``nnue_data`` file, filtered as ``tune_psqt --load``
 filters them (a quiet best move, ``|score| <= --max-score``), the first ``--positions`` of them.
@@ -13,8 +13,9 @@ variant's weights, a top-level key (``tempo``, ``king_danger``, ...) or ``pieces
 (``eval/tables.py`` lists the keys).  Nothing is written.
 
 A lower error is no proof of strength (a match is: the search finds the positions where an
-evaluation is wrong), but a change that raises the error is seldom worth a match.  This
-session's pawn-structure terms raised it in both chess and courier and lost both matches.
+evaluation is wrong), but a change that raises the error is seldom worth a match: the
+pawn-structure terms tried in the ninth session (bench/RESULTS.md) raised it in chess and
+courier, and lost both matches.
 """
 from __future__ import annotations
 
