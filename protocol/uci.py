@@ -15,6 +15,7 @@ reported and skipped (the GUI still gets its ``bestmove``).
 from __future__ import annotations
 
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from jitfish.engine import Limits
@@ -30,6 +31,7 @@ __all__ = ["UciSession", "parse_go"]
 
 log = logging.getLogger("jitfish.protocol")
 
+STOP_WAIT = 10.0  # s: how long `stop` waits for the search to return before the loop goes on
 _GO_INT = {"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "movetime", "mate", "perft"}
 _GO_FLAG = {"infinite", "ponder"}
 _GO_KEYWORDS = _GO_INT | _GO_FLAG | {"searchmoves"}
@@ -330,12 +332,16 @@ class UciSession(Session):
     def cmd_stop(self, args: list[str], line: str) -> None:
         if self.mode in (Mode.THINK, Mode.PONDER, Mode.PERFT):
             self.host.stop()
+            if self.mode == Mode.PERFT:
+                return  # perft stops between root moves only: the loop must not wait for one
             # As in Stockfish, the commands after `stop` find the search over: wait for it to
-            # return (its bestmove comes first), so a `setoption name UCI_Variant` or
-            # `ucinewgame` sent right behind it is not refused as "during a search" on a
-            # loaded machine.  `quit` still cuts in (the reader thread sets it).
+            # return (it polls the flag, so this takes milliseconds; its bestmove comes first),
+            # so a `setoption name UCI_Variant` or `ucinewgame` sent right behind it is not
+            # refused as "during a search" on a loaded machine.  `quit` still cuts in (the
+            # reader thread sets it), and after STOP_WAIT seconds the loop goes on regardless.
+            deadline = time.monotonic() + STOP_WAIT
             while not self.host.join(0.05):
-                if self.loop.quit.is_set():
+                if self.loop.quit.is_set() or time.monotonic() > deadline:
                     return
             self._settle()
 
