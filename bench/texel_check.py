@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from jitfish.eval import cache_for, pack_eval, static_eval
+from jitfish.eval import cache_for, eval_tables, pack_eval, static_eval
 from jitfish.eval.tables import PIECE_KEYS, TOP_KEYS, EvalTables, tables_from, variant_weights
 from jitfish.movegen import Position, load_spec, load_variant
 
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     positions = [Position(variant.spec.name, s.fen) for s in tqdm(samples, desc="positions", file=sys.stderr)]
     rw = args.result_weight
     y = (1 - rw) * win_prob(np.array([s.score for s in samples]), 1.0) + rw * np.array([s.result for s in samples])
-    base = white_evals(positions, tables_from(variant, weights, path))
+    base = white_evals(positions, eval_tables(variant))
     k = fit_k(base, y)
     e0 = texel_error(base, y, k)
     print(f"{len(samples)} positions, K = {k:.3f}; today's weights: error {e0:.6f}")

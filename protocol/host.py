@@ -35,6 +35,18 @@ log = logging.getLogger("jitfish.protocol")
 EngineFactory = Callable[[int], Any]
 
 
+def _wait(event: threading.Event, cancel: threading.Event | None, timeout: float | None) -> bool:
+    """Block until ``event`` is set: True; False if ``cancel`` was set first or ``timeout``
+    seconds passed."""
+    t_end = None if timeout is None else time.monotonic() + timeout
+    while not event.wait(0.02):
+        if cancel is not None and cancel.is_set():
+            return False
+        if t_end is not None and time.monotonic() > t_end:
+            return False
+    return True
+
+
 def _default_factory(hash_mb: int) -> Any:
     return Engine(hash_mb=hash_mb)
 
@@ -154,13 +166,7 @@ class EngineHost:
 
     def wait_ready(self, cancel: threading.Event | None = None, timeout: float | None = None) -> bool:
         """Block until the warm-up is done; False if ``cancel`` was set first (or timeout)."""
-        t_end = None if timeout is None else time.monotonic() + timeout
-        while not self.ready.wait(0.02):
-            if cancel is not None and cancel.is_set():
-                return False
-            if t_end is not None and time.monotonic() > t_end:
-                return False
-        return True
+        return _wait(self.ready, cancel, timeout)
 
     # -- jobs ------------------------------------------------------------------------------
 
@@ -194,11 +200,14 @@ class EngineHost:
 
             threading.Thread(target=insist, name="jitfish-stop", daemon=True).start()
 
-    def join(self, timeout: float | None = None) -> bool:
+    def join(self, timeout: float | None = None, cancel: threading.Event | None = None) -> bool:
+        """Block until the running job has ended; False if ``cancel`` was set first (or timeout)."""
         job = self.job
         if job is None:
             return True
-        return job.finished.wait(timeout)
+        if cancel is None:
+            return job.finished.wait(timeout)
+        return _wait(job.finished, cancel, timeout)
 
     def abort(self) -> None:
         """Stop and wait for the running job (its result is the caller's to ignore)."""

@@ -15,7 +15,6 @@ reported and skipped (the GUI still gets its ``bestmove``).
 from __future__ import annotations
 
 import logging
-import time
 from typing import TYPE_CHECKING, Any
 
 from jitfish.engine import Limits
@@ -339,11 +338,8 @@ class UciSession(Session):
             # so a `setoption name UCI_Variant` or `ucinewgame` sent right behind it is not
             # refused as "during a search" on a loaded machine.  `quit` still cuts in (the
             # reader thread sets it), and after STOP_WAIT seconds the loop goes on regardless.
-            deadline = time.monotonic() + STOP_WAIT
-            while not self.host.join(0.05):
-                if self.loop.quit.is_set() or time.monotonic() > deadline:
-                    return
-            self._settle()
+            if self.host.join(STOP_WAIT, cancel=self.loop.quit):
+                self._settle()
 
     def cmd_ponderhit(self, args: list[str], line: str) -> None:
         if self.mode != Mode.PONDER:

@@ -305,8 +305,14 @@ def test_position_lines_that_extend_the_last_one(s):
 class SlowStopEngine(FakeEngine):
     """Takes 0.3 s to notice ``stop`` (a search deep in a kernel, or a loaded machine)."""
 
+    def search(self, *args, **kwargs):
+        self._timer = None
+        return super().search(*args, **kwargs)
+
     def stop(self) -> None:
-        threading.Timer(0.3, super().stop).start()
+        if getattr(self, "_timer", None) is None:  # the host asks again every 5 ms: one timer
+            self._timer = threading.Timer(0.3, super().stop)
+            self._timer.start()
 
 
 def test_commands_after_stop_find_the_search_over():
