@@ -15,7 +15,9 @@ positions from real games, labelled by Fairy-Stockfish's search.
    are dropped.
 3. Fit (numpy): the evaluation is the full static evaluation of today's weights
    (``Engine.static_eval``) as a fixed offset, plus, for every piece, its table's middlegame and
-   endgame value on its square (Black's square mirrored top to bottom), tapered exactly as the
+   endgame value on its square (Black's square mirrored top to bottom) and, with ``--mobility``,
+   for every piece neither pawn-like nor royal an entry of its type's mobility table by its
+   count of target squares (``eval/tables.py``: ``mobility_table``), tapered exactly as the
    kernel does (``(mg * phase + eg * (256 - phase)) / 256``, phase from the non-pawn material;
    scaled by the 50-move counter's factor).  K is fitted first (the grid of ``tune.py``) on the
    offset alone; then the tables minimise ``mean (y - sigmoid(K * eval / 400))**2 + l2 *
@@ -48,18 +50,20 @@ import numpy as np
 from tqdm import tqdm
 
 from jitfish.engine import Engine
-from jitfish.eval import eval_tables
+from jitfish.eval import eval_tables, new_cache, pack_eval
+from jitfish.eval.evaluate import mobility_counts
+from jitfish.eval.tables import MOB_N
 from jitfish.eval import tables as evtables
 from jitfish.movegen import Position, load_spec, load_variant, read_pgn
 from jitfish.movegen import kernels as K
-from jitfish.movegen.tables import CFG_FIFTY
+from jitfish.movegen.tables import CFG_FIFTY, CFG_ROYAL
 from jitfish.protocol.client import EngineConfig, GoRequest, Limits, open_engine
 
 from . import tune
 from .tune import texel_error, win_prob
 
 __all__ = ["Sample", "pgn_positions", "selfplay_positions", "label", "load", "load_quiet", "Features", "features",
-           "fit_k", "fit_tables", "tables_of", "write_tables", "main"]
+           "fit_k", "fit_tables", "tables_of", "mobility_tables_of", "write_tables", "main"]
 
 GAMES_DIR = Path(__file__).resolve().parent / "games"
 FSF = "/usr/games/fairy-stockfish"
@@ -266,10 +270,16 @@ class Features:
     files: int
     ranks: int
     symmetric: bool
+    mob: int = 0  # mobility columns per part and type (0: no mobility tables in the fit)
+    mob_seen: np.ndarray | None = None  # (T,) the largest target-square count seen per type, -1: none
 
     @property
     def p(self) -> int:
-        return 2 * self.T * self.S
+        return 2 * self.T * self.S + 2 * self.T * self.mob
+
+    def mob_col(self, part: int, t: int, n: int) -> int:
+        """The column of a mobility table entry: after the square tables, (part, type, count)."""
+        return 2 * self.T * self.S + part * self.T * self.mob + t * self.mob + n
 
     def predict(self, w: np.ndarray) -> np.ndarray:
         return self.base + np.bincount(self.rows, weights=self.vals * w[self.cols], minlength=self.n)
@@ -285,12 +295,15 @@ class Features:
         new_row[idx] = np.arange(len(idx))
         m = keep[self.rows]
         return Features(new_row[self.rows[m]], self.cols[m], self.vals[m], self.base[idx], len(idx), self.T,
-                        self.S, self.files, self.ranks, self.symmetric)
+                        self.S, self.files, self.ranks, self.symmetric, self.mob, self.mob_seen)
 
 
-def features(variant: str, fens: list[str], symmetric: bool = True, progress: bool = True) -> Features:
+def features(variant: str, fens: list[str], symmetric: bool = True, progress: bool = True,
+             mobility: bool = False) -> Features:
     """The fit's design for the positions (see ``Features``), the phase and 50-move factor as the
-    kernel computes them (``eval/evaluate.py``)."""
+    kernel computes them (``eval/evaluate.py``).  ``mobility``: columns for a mobility table
+    (middlegame, endgame) of every piece type that is neither pawn-like nor royal, one per count
+    of target squares as the kernel counts them (``mobility_counts``)."""
     v = load_variant(variant)
     ev = eval_tables(v)
     F, R = v.files, v.ranks
@@ -302,6 +315,13 @@ def features(variant: str, fens: list[str], symmetric: bool = True, progress: bo
     eng = Engine(hash_mb=1)
     rows, cols, vals = [], [], []
     base = np.zeros(len(fens))
+    mob = MOB_N if mobility else 0
+    fit_mob = np.array([not v.tables.pawnlike[t] and t != int(v.tables.cfg[CFG_ROYAL]) for t in range(T)])
+    mob_seen = np.full(T, -1, np.int64)
+    counts = np.zeros((512, 3), np.int64)
+    cache = new_cache(1024)
+    X0 = Features(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), base, len(fens), T, S, F, R,
+                  symmetric, mob)
     for i, fen in enumerate(tqdm(fens, desc="features", unit="pos", file=sys.stderr, disable=not progress)):
         pos = Position(v, fen)
         st = pos.pos.st
@@ -326,8 +346,19 @@ def features(variant: str, fens: list[str], symmetric: bool = True, progress: bo
             rows += [i, i]
             cols += [col, T * S + col]
             vals += [sign * scale * phase / 256, sign * scale * (256 - phase) / 256]
+        if mob:
+            k = mobility_counts(pack_eval(pos.pos, pos.tab, ev, cache), counts, np.int64(1))
+            for t, c, n in counts[:k]:
+                if not fit_mob[t]:
+                    continue
+                n = min(int(n), mob - 1)
+                mob_seen[t] = max(mob_seen[t], n)
+                sign = 1.0 if c == 0 else -1.0
+                rows += [i, i]
+                cols += [X0.mob_col(0, int(t), n), X0.mob_col(1, int(t), n)]
+                vals += [sign * scale * phase / 256, sign * scale * (256 - phase) / 256]
     return Features(np.array(rows, np.int64), np.array(cols, np.int64), np.array(vals), base, len(fens), T, S,
-                    F, R, symmetric)
+                    F, R, symmetric, mob, mob_seen)
 
 
 def fit_k(base: np.ndarray, y: np.ndarray) -> float:
@@ -379,16 +410,26 @@ def _lbfgs(fun, x0: np.ndarray, iters: int, m: int = 10, tol: float = 1e-10) -> 
     return x
 
 
-def fit_tables(X: Features, y: np.ndarray, k: float, l2: float, iters: int = 500) -> np.ndarray:
+def fit_tables(X: Features, y: np.ndarray, k: float, l2: float, iters: int = 500, smooth: float = 0.0) -> np.ndarray:
     """The table weights w (centipawns, ``X.p`` of them) minimising ``mean (y - sigmoid(K (base +
-    X w) / 400))**2 + l2 * mean((w / 100)**2)``."""
+    X w) / 400))**2 + l2 * mean((w / 100)**2)``, plus, for the mobility tables, ``smooth * sum
+    over neighbouring counts of ((w[n+1] - w[n]) / 100)**2 / p`` (a curve, not noise per count)."""
     c = math.log(10.0) * k / 400.0
+    m0 = 2 * X.T * X.S
 
     def fun(w):
         s = win_prob(X.predict(w), k)
         r = y - s
         f = float(np.mean(r * r)) + l2 * float(np.mean((w / 100.0) ** 2))
         g = X.grad(-2.0 * r * s * (1.0 - s) * c) / X.n + 2.0 * l2 * w / (1e4 * X.p)
+        if X.mob and smooth > 0:
+            dm = np.diff(w[m0:].reshape(2, X.T, X.mob), axis=2)
+            f += smooth * float((dm * dm).sum()) / (1e4 * X.p)
+            gd = 2.0 * smooth * dm / (1e4 * X.p)
+            gm = np.zeros((2, X.T, X.mob))
+            gm[:, :, 1:] += gd
+            gm[:, :, :-1] -= gd
+            g[m0:] += gm.ravel()
         return f, g
 
     return _lbfgs(fun, np.zeros(X.p), iters)
@@ -410,6 +451,20 @@ def tables_of(X: Features, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out[0], out[1]
 
 
+def mobility_tables_of(X: Features, w: np.ndarray) -> dict[int, tuple[list[int], list[int]]]:
+    """{type: (mg, eg)} mobility tables, rounded, for the types seen in the fit: entries for 0 up
+    to the largest count seen (a larger count takes the last entry)."""
+    out = {}
+    if not X.mob or X.mob_seen is None:
+        return out
+    for t in range(X.T):
+        top = int(X.mob_seen[t])
+        if top < 0:
+            continue
+        out[t] = tuple([int(round(w[X.mob_col(part, t, n)])) for n in range(top + 1)] for part in range(2))
+    return out
+
+
 def _format_table(values, F: int, R: int) -> list[str]:
     width = max(len(str(int(x))) for x in values)
     lines = ["["]
@@ -420,9 +475,19 @@ def _format_table(values, F: int, R: int) -> list[str]:
     return lines
 
 
-def write_tables(variant: str, mg: np.ndarray, eg: np.ndarray, header: list[str]) -> Path:
+def _add_counts(old: list[int] | None, new: list[int]) -> list[int]:
+    """Two mobility tables added entry by entry (each read past its end as its last entry)."""
+    if not old:
+        return list(new)
+    n = max(len(old), len(new))
+    return [old[min(i, len(old) - 1)] + new[min(i, len(new) - 1)] for i in range(n)]
+
+
+def write_tables(variant: str, mg: np.ndarray, eg: np.ndarray, header: list[str],
+                 mobility: dict[int, tuple[list[int], list[int]]] | None = None) -> Path:
     """Store the tables (added to those already in the file) in ``<variant>.psqt.toml`` beside
-    the variant's weight file; pieces whose tables are all 0 are left out."""
+    the variant's weight file; pieces whose tables are all 0 are left out.  ``mobility``:
+    mobility tables by type (``mobility_tables_of``), added to those in the file too."""
     v = load_variant(variant)
     spec = v.spec
     path = evtables.psqt_file(spec)
@@ -433,10 +498,19 @@ def write_tables(variant: str, mg: np.ndarray, eg: np.ndarray, header: list[str]
         prev = old.get(letter, {})
         a = np.asarray(prev.get("psqt", [0] * (F * R))) + mg[t]
         b = np.asarray(prev.get("psqt_eg", prev.get("psqt", [0] * (F * R)))) + eg[t]
-        if not a.any() and not b.any():
+        ma = prev.get("mobility_table")
+        mb = prev.get("mobility_table_eg", ma)
+        if mobility and t in mobility:
+            ma = _add_counts(ma, mobility[t][0])
+            mb = _add_counts(mb, mobility[t][1])
+        if not a.any() and not b.any() and not ma and not mb:
             continue
-        lines += ["", f"[pieces.{letter}]", "psqt = " + "\n".join(_format_table(a, F, R)),
-                  "psqt_eg = " + "\n".join(_format_table(b, F, R))]
+        lines += ["", f"[pieces.{letter}]"]
+        if a.any() or b.any():
+            lines += ["psqt = " + "\n".join(_format_table(a, F, R)), "psqt_eg = " + "\n".join(_format_table(b, F, R))]
+        if ma or mb:
+            lines += [f"mobility_table = [{', '.join(str(x) for x in (ma or [0]))}]",
+                      f"mobility_table_eg = [{', '.join(str(x) for x in (mb or [0]))}]"]
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -471,6 +545,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--symmetric", action=argparse.BooleanOptionalAction, default=True,
                     help="tie each square to its mirror across the middle file")
     ap.add_argument("--iters", type=int, default=500, help="L-BFGS iterations at most")
+    ap.add_argument("--mobility", action="store_true",
+                    help="fit a mobility table (by count of target squares) per piece type too")
+    ap.add_argument("--smooth", type=float, default=1.0,
+                    help="pull of neighbouring mobility-table entries towards each other (see fit_tables)")
     ap.add_argument("--save", type=Path, metavar="FILE", help="write the labelled positions to FILE")
     ap.add_argument("--load", type=Path, metavar="FILE", help="fit on FILE's labelled positions (from --save)")
     ap.add_argument("--write", action="store_true", help="store the tables in eval/weights/<variant>.psqt.toml")
@@ -495,7 +573,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Error: only {len(samples)} labelled positions", file=sys.stderr)
         return 1
     t_label = time.monotonic() - t0
-    X = features(variant, [s.fen for s in samples], args.symmetric)
+    X = features(variant, [s.fen for s in samples], args.symmetric, mobility=args.mobility)
     rw = args.result_weight
     y = (1 - rw) * win_prob(np.array([s.score for s in samples]), 1.0) + rw * np.array([s.result for s in samples])
     k = fit_k(X.base, y)
@@ -508,13 +586,13 @@ def main(argv: list[str] | None = None) -> int:
           f"K = {k:.3f}, error {texel_error(X.base, y, k):.5f} (held out {texel_error(Xva.base, y[va], k):.5f})")
     best = None
     for l2 in (float(x) for x in args.l2.split(",")):
-        w = fit_tables(Xtr, y[tr], k, l2, args.iters)
+        w = fit_tables(Xtr, y[tr], k, l2, args.iters, args.smooth)
         e_tr, e_va = texel_error(Xtr.predict(w), y[tr], k), texel_error(Xva.predict(w), y[va], k)
         print(f"  l2 {l2:g}: train {texel_error(Xtr.base, y[tr], k):.5f} -> {e_tr:.5f}, "
               f"held out {texel_error(Xva.base, y[va], k):.5f} -> {e_va:.5f}, |w| max {np.abs(w).max():.0f}")
         if best is None or e_va < best[1]:
             best = (l2, e_va)
-    w = fit_tables(X, y, k, best[0], args.iters)
+    w = fit_tables(X, y, k, best[0], args.iters, args.smooth)
     mg, eg = tables_of(X, w)
     wr = np.concatenate([mg, eg]).ravel()
     e0, e1 = texel_error(X.base, y, k), texel_error(X.predict(w), y, k)
@@ -523,19 +601,22 @@ def main(argv: list[str] | None = None) -> int:
           f"table values {wr.min()}..{wr.max()} cp, mean |v| {np.abs(wr).mean():.1f}; "
           f"{t_label:.0f} s positions and labels, {elapsed:.0f} s in all")
     letters = load_spec(variant).letters
+    mob_tables = mobility_tables_of(X, w)
     for t, ch in enumerate(letters):
         print(f"  {ch}: mg {mg[t].min():4d}..{mg[t].max():4d}   eg {eg[t].min():4d}..{eg[t].max():4d}")
+        if t in mob_tables:
+            print(f"     mobility mg {mob_tables[t][0]}\n     mobility eg {mob_tables[t][1]}")
     if args.write:
         header = [f"Learned piece-square tables of {variant} (centipawns, from White's side, a1 first; Black's",
                   "mirrored), added to the square terms of the weight file.  Written by",
                   f"  {command}"] + ([f"on the labels of  {labelled_by}"] if labelled_by else []) + [
                   f"{len(samples)} positions labelled by fairy-stockfish, K = {k:.3f}, l2 = {best[0]:g}, "
                   f"error {e0:.5f} -> {e1:.5f}."]
-        path = write_tables(variant, mg, eg, header)
+        path = write_tables(variant, mg, eg, header, mob_tables)
         print(f"written to {path}")
         # the kernel with the new tables against the fitted evaluation (rounding only)
         evtables._CACHE.clear()
-        Xn = features(variant, [s.fen for s in samples], args.symmetric, progress=False)
+        Xn = features(variant, [s.fen for s in samples], args.symmetric, progress=False, mobility=args.mobility)
         wi = np.zeros(X.p)
         print(f"kernel check: error with the written tables {texel_error(Xn.base, y, k):.5f}, "
               f"largest difference to the fit {np.abs(Xn.predict(wi) - X.predict(w)).max():.1f} cp")

@@ -25,7 +25,7 @@ from jitfish.movegen.kernels import Pos
 from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTYPES, CFG_ROYAL, Tables
 
 from .network import nn_accumulator, nn_output
-from .tables import (P_HANGING, P_KING_DANGER, P_MOPUP, P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PHASE_TOTAL,
+from .tables import (MOB_N, P_HANGING, P_KING_DANGER, P_MOPUP, P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PHASE_TOTAL,
                      P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD, P_TEMPO, P_THREAT_PAWN, EvalTables)
 
 __all__ = ["EvalCache", "new_cache", "cache_for", "pack_eval", "unpack_eval", "evaluate", "static_eval", "EVAL_CACHE", "INF",
@@ -73,6 +73,40 @@ def conversion_threat(tab, bb, sq, c, conv, occ0, occ1):
             if (m0 & ~occ0 & a0) | (m1 & ~occ1 & a1):
                 return True
     return False
+
+
+@helper
+def target_count(bb, c, m0, m1, c0, c1, occ0, occ1):
+    """A colour-c piece's mobility: the empty squares it moves to (m0, m1) and the enemy pieces
+    it captures on (c0, c1)."""
+    return K.popcount(((m0 & ~occ0) | (c0 & bb[1 - c, 0]))) + K.popcount(((m1 & ~occ1) | (c1 & bb[1 - c, 1])))
+
+
+@kernel
+def mobility_counts(d, out, every):
+    """Rows (type, colour, target-square count) into ``out`` (shape (n, 3)) for every piece whose
+    mobility the evaluation counts (``every`` = 1: every piece); returns the number of rows.  For the tools that fit
+    mobility tables (``bench/tune_psqt.py``); the search never calls it."""
+    pos, tab, ev, _cache = unpack_eval(d)
+    bb = pos.bb
+    occ0 = bb[0, 0] | bb[1, 0]
+    occ1 = bb[0, 1] | bb[1, 1]
+    k = 0
+    for t in range(tab.cfg[CFG_NTYPES]):
+        if ev.mobility[t] == 0 and every == 0:
+            continue
+        for c in range(2):
+            for w in range(2):
+                b = bb[K.ROW_TYPE + t, w] & bb[c, w]
+                while b and k < out.shape[0]:
+                    sq = lsb(b) + 64 * w
+                    b &= b - K.ONE
+                    m0, m1, c0, c1 = K.piece_targets(tab, t, c, sq, occ0, occ1, np.int64(0))
+                    out[k, 0] = t
+                    out[k, 1] = c
+                    out[k, 2] = target_count(bb, c, m0, m1, c0, c1, occ0, occ1)
+                    k += 1
+    return k
 
 
 @helper
@@ -205,7 +239,9 @@ def evaluate_terms(d, alpha, beta):
     natt0 = np.int64(0)
     units1 = np.int64(0)
     natt1 = np.int64(0)
-    mob_s = np.int64(0)
+    mob_s = np.int64(0)  # threats (middlegame and endgame alike)
+    mob_mg = np.int64(0)  # mobility by count (tables)
+    mob_eg = np.int64(0)
     # attack maps (words 0, 1 per colour) of every piece and of the pawn-like pieces, for threats
     thr_pawn = ev.params[P_THREAT_PAWN]
     hang = ev.params[P_HANGING]
@@ -244,9 +280,13 @@ def evaluate_terms(d, alpha, beta):
                                 pb0 |= c0
                                 pb1 |= c1
                     if mob != 0:
-                        n = K.popcount(((m0 & ~occ0) | (c0 & bb[1 - c, 0]))) \
-                            + K.popcount(((m1 & ~occ1) | (c1 & bb[1 - c, 1])))
-                        mob_s += mob * n if c == 0 else -mob * n
+                        n = min(target_count(bb, c, m0, m1, c0, c1, occ0, occ1), MOB_N - 1)
+                        if c == 0:
+                            mob_mg += ev.mob_mg[t, n]
+                            mob_eg += ev.mob_eg[t, n]
+                        else:
+                            mob_mg -= ev.mob_mg[t, n]
+                            mob_eg -= ev.mob_eg[t, n]
                     if ka != 0:
                         if c == 0:
                             a = K.popcount(c0 & z10) + K.popcount(c1 & z11)
@@ -271,8 +311,8 @@ def evaluate_terms(d, alpha, beta):
                 + hang * (K.popcount(w0 & ab0 & ~aw0 & ~pb0) + K.popcount(w1 & ab1 & ~aw1 & ~pb1))
             mob_s += thr_pawn * (K.popcount(b0 & pw0) + K.popcount(b1 & pw1)) \
                 + hang * (K.popcount(b0 & aw0 & ~ab0 & ~pw0) + K.popcount(b1 & aw1 & ~ab1 & ~pw1))
-    mg += mob_s
-    eg += mob_s
+    mg += mob_s + mob_mg
+    eg += mob_s + mob_eg
     # king danger (Fruit's scale: 2 attackers count 1/2, 3 count 3/4, ...)
     kd = ev.params[P_KING_DANGER]
     if kd != 0:

@@ -11,6 +11,12 @@ start position's).  Keys:
   ``advance`` (per rank beyond the piece's own second rank); ``value_eg``, ``centre_eg``,
   ``advance_eg`` are their endgame values (each defaults to its middlegame value);
   ``mobility`` (per square the piece can move to or capture on, own pieces excluded);
+  ``mobility_table``, ``mobility_table_eg``: a list of centipawns by that number of squares
+  (0, 1, 2, ...; a count beyond the list takes its last entry), added to ``mobility`` times the
+  count in the middlegame and the endgame (``mobility_table_eg`` defaults to
+  ``mobility_table``): the curve a linear weight cannot give (a piece with no square is worth
+  much less than one with two; the tenth square adds little).  Learned ones usually live in
+  ``<variant>.psqt.toml`` with the square tables;
   ``king_attack`` (per square next to the enemy royal piece that this piece attacks);
   ``passed`` (pawn-like pieces only: a pawn with no enemy pawn-like piece ahead of it on its
   own or a neighbouring file earns ``passed * n * (n + 1) / 2`` in the endgame, n = ranks
@@ -53,7 +59,9 @@ psq         (2T + 2, 128) int64 middlegame value of piece code on square, White'
 psq_eg      (2T + 2, 128) int64 endgame value, the same way
 passed      (2T + 2, 128) int64 passed-pawn bonus (endgame; middlegame uses half), signed
 value       (T,) int64          material, for move ordering and the phase
-mobility    (T,) int64          weight per target square
+mobility    (T,) int64          1 where the piece's target squares are counted (mobility), else 0
+mob_mg      (T, MOB_N) int64    middlegame mobility value by count of target squares (clipped)
+mob_eg      (T, MOB_N) int64    endgame mobility value, the same way
 katt        (T,) int64          king-attack units per attacked square next to the enemy king
 phase_w     (T,) int64          material counted in the phase (0 for pawns and the royal)
 front       (2, 128, 2) uint64  squares ahead on the same and neighbouring files (passed test)
@@ -79,22 +87,23 @@ from jitfish.movegen.tables import CFG_ROYAL, set_bit
 from .network import MODES, feature_table, read_network
 
 __all__ = ["EvalTables", "eval_tables", "tables_from", "variant_weights", "derived_weights", "weights_file", "psqt_file",
-           "read_psqt", "network_file", "without_network", "WEIGHTS_DIR"]
+           "read_psqt", "network_file", "without_network", "WEIGHTS_DIR", "MOB_N"]
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
  P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2) = range(12)
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
-              "king_attack", "passed", "psqt", "psqt_eg"}
-TABLE_KEYS = ("psqt", "psqt_eg")  # the only keys of a <variant>.psqt.toml
+              "king_attack", "passed", "psqt", "psqt_eg", "mobility_table", "mobility_table_eg"}
+TABLE_KEYS = ("psqt", "psqt_eg", "mobility_table", "mobility_table_eg")  # the only keys of a <variant>.psqt.toml
+MOB_N = 32  # mobility tables' length in the kernel (a count beyond it takes the last entry)
 TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "mopup",
             "mopup_margin", "threat_pawn", "hanging", "pieces"}
 
 
 EvalTables = array_tuple("EvalTables", """
-    psq:i2 psq_eg:i2 passed:i2 value:i1 mobility:i1 katt:i1 phase_w:i1 front:u3 zone:u2 shield:u3
-    near:i1 params:i1 nn_idx:i3 nn_w1:i2 nn_b1:i1 nn_w2:i1
+    psq:i2 psq_eg:i2 passed:i2 value:i1 mobility:i1 mob_mg:i2 mob_eg:i2 katt:i1 phase_w:i1 front:u3 zone:u2
+    shield:u3 near:i1 params:i1 nn_idx:i3 nn_w1:i2 nn_b1:i1 nn_w2:i1
 """)
 
 
@@ -224,7 +233,8 @@ def read_psqt(path: Path) -> dict[str, dict[str, Any]]:
     for letter, keys in data.get("pieces", {}).items():
         bad = set(keys) - set(TABLE_KEYS)
         if bad:
-            raise ValueError(f"{path.name}: pieces.{letter}: unknown keys {sorted(bad)} (only psqt, psqt_eg)")
+            raise ValueError(f"{path.name}: pieces.{letter}: unknown keys {sorted(bad)} "
+                             f"(only {', '.join(TABLE_KEYS)})")
         out[letter] = dict(keys)
     return out
 
@@ -263,6 +273,26 @@ def _square_table(pw: dict[str, Any], key: str, where: str, n: int) -> list[int]
     return v
 
 
+def _count_table(pw: dict[str, Any], key: str, where: str) -> list[int] | None:
+    """A ``mobility_table``-style list of integers by count (at least one), or None when the key is
+    absent (ValueError naming the key when it is not such a list)."""
+    if key not in pw:
+        return None
+    v = pw[key]
+    if not isinstance(v, list) or not v or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
+        raise ValueError(f"{where}.{key}: expected a list of integers (centipawns for 0, 1, 2, ... target "
+                         f"squares), got {v!r:.60}")
+    return v
+
+
+def _by_count(linear: int, table: list[int] | None) -> np.ndarray:
+    """``linear * n`` plus the table's entry for n (its last entry beyond its end), n < MOB_N."""
+    out = linear * np.arange(MOB_N, dtype=np.int64)
+    if table is not None:
+        out += np.array([table[min(n, len(table) - 1)] for n in range(MOB_N)], np.int64)
+    return out
+
+
 _CACHE: dict[tuple[VariantSpec, str], EvalTables] = {}
 
 
@@ -291,6 +321,8 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     passed = np.zeros((2 * T + 2, 128), np.int64)
     value = np.zeros(T, np.int64)
     mobility = np.zeros(T, np.int64)
+    mob_mg = np.zeros((T, MOB_N), np.int64)
+    mob_eg = np.zeros((T, MOB_N), np.int64)
     katt = np.zeros(T, np.int64)
     phase_w = np.zeros(T, np.int64)
     cx, cy = (F - 1) / 2, (R - 1) / 2
@@ -311,7 +343,13 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
         if table_eg is None:
             table_eg = table
         value[t] = int(pw.get("value", 0))
-        mobility[t] = int(pw.get("mobility", 0))
+        mob_table = _count_table(pw, "mobility_table", where)
+        mob_table_eg = _count_table(pw, "mobility_table_eg", where)
+        if mob_table_eg is None:
+            mob_table_eg = mob_table
+        mob_mg[t] = _by_count(int(pw.get("mobility", 0)), mob_table)
+        mob_eg[t] = _by_count(int(pw.get("mobility", 0)), mob_table_eg)
+        mobility[t] = int(mob_mg[t].any() or mob_eg[t].any())
         katt[t] = int(pw.get("king_attack", 0))
         if not tab.pawnlike[t] and t != royal:
             phase_w[t] = value[t]
@@ -373,7 +411,7 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
         nn_w1, nn_b1, nn_w2 = net.w1, net.b1, net.w2
         params[P_NN_MODE] = MODES[net.mode]
         params[P_NN_B2] = net.b2
-    return EvalTables(psq, psq_eg, passed, value, mobility, katt, phase_w, front, zone, shield,
+    return EvalTables(psq, psq_eg, passed, value, mobility, mob_mg, mob_eg, katt, phase_w, front, zone, shield,
                       near_t, params, nn_idx, nn_w1, nn_b1, nn_w2)
 
 

@@ -177,3 +177,94 @@ def test_texel_check_refuses_bad_changes(tmp_path, capsys) -> None:
     assert texel_check.main(["--load", str(data), "--set", "pieces.N=3"]) == 1
     assert texel_check.main(["--load", str(data), "--set", "kings_danger=3"]) == 1
     assert "kings_danger" in capsys.readouterr().err
+
+
+def test_a_mobility_table_adds_its_entry_per_piece(weights_dir) -> None:
+    # 1.Nf3 Nc6 (phase 256): each knight has 5 target squares as the kernel counts them
+    # (Nf3: d4 e5 g5 h4 g1; Nc6: b4 d4 e5 b8 a5); the rooks have none, the bishops none
+    fen = "r1bqkbnr/pppppppp/2n5/8/8/5N2/PPPPPPPP/RNBQKB1R w KQkq - 2 2"
+    before = _static(fen)
+    # a knight with 5 squares earns 40, with 2 squares 7 (b1 and g8: a3 c3, f6 h6); a rook with no
+    # square loses 30 (all four): both sides alike
+    _write(weights_dir / "chess.psqt.toml", {"N": {"mobility_table": [0, 0, 7, 0, 0, 40]},
+                                             "R": {"mobility_table": [-30, 11]}})
+    E._CACHE.clear()
+    assert _static(fen) == before  # both sides alike: the balance does not move
+    # Black's knight gone from c6: Black loses its 5-square entry (and its knight's material)
+    fen2 = "r1bqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 2 2"
+    E._CACHE.clear()
+    with_tables = _static(fen2)
+    (weights_dir / "chess.psqt.toml").unlink()
+    E._CACHE.clear()
+    assert _static(fen2) - with_tables == 40  # from Black's side: White's 40 is no longer matched
+
+
+@pytest.mark.parametrize("table, message", [
+    ("[]", r"pieces\.N\.mobility_table: expected a list of integers"),
+    ("[1.5, 2]", r"pieces\.N\.mobility_table: expected a list of integers"),
+    ("3", r"pieces\.N\.mobility_table: expected a list of integers"),
+])
+def test_a_bad_mobility_table_is_refused_by_name(weights_dir, table, message) -> None:
+    (weights_dir / "chess.psqt.toml").write_text(f"[pieces.N]\nmobility_table = {table}\n")
+    with pytest.raises(ValueError, match=message):
+        E.eval_tables(load_variant("chess"))
+
+
+@pytest.mark.parametrize("variant", ["chess", "courier"])
+def test_the_mobility_features_are_the_kernels(weights_dir, variant) -> None:
+    # random square and mobility tables written and evaluated by the kernel give the fitted sum
+    v = load_variant(variant)
+    fens = FENS if variant == "chess" else [Position(variant).fen()] + [
+        _walk(variant, n) for n in (12, 30, 60)]
+    X = tune_psqt.features(variant, fens, symmetric=False, progress=False, mobility=True)
+    assert X.mob and (X.mob_seen >= 0).sum() >= 4
+    rng = np.random.default_rng(7)
+    w = rng.integers(-40, 41, X.p).astype(float)
+    mg, eg = tune_psqt.tables_of(X, w)
+    mob = tune_psqt.mobility_tables_of(X, w)
+    # only entries up to the largest count seen are written: the rest of the columns are unused
+    for t, (a, b) in mob.items():
+        for part, tab in enumerate((a, b)):
+            for n in range(len(tab), X.mob):
+                w[X.mob_col(part, t, n)] = tab[-1]
+    tune_psqt.write_tables(variant, mg, eg, ["test"], mob)
+    E._CACHE.clear()
+    eng = Engine(hash_mb=1)
+    kernel = np.array([(1 if Position(v, f).turn == 0 else -1) * eng.static_eval(Position(v, f)) for f in fens])
+    assert np.abs(kernel - X.predict(w)).max() <= 2.0, (kernel, X.predict(w))
+    mob_only = w.copy()
+    mob_only[:2 * X.T * X.S] = 0
+    assert np.abs(X.predict(mob_only) - X.base).max() > 10  # the mobility tables did change it
+
+
+def _walk(variant: str, plies: int) -> str:
+    import random
+    p = Position(variant)
+    rng = random.Random(plies)
+    for _ in range(plies):
+        moves = p.legal_moves()
+        if not moves or p.outcome() is not None:
+            break
+        p.push(rng.choice(moves))
+    return p.fen()
+
+
+def test_the_mobility_fit_is_smooth_with_smoothing() -> None:
+    X, w_true = _synthetic(500, 2)
+    X.mob = 6
+    rng = np.random.default_rng(3)
+    rows = list(X.rows)
+    cols = list(X.cols)
+    vals = list(X.vals)
+    for i in range(X.n):  # one piece of type 1 with a random count per position
+        n = int(rng.integers(0, 6))
+        rows += [i, i]
+        cols += [X.mob_col(0, 1, n), X.mob_col(1, 1, n)]
+        vals += [0.5, 0.5]
+    X = tune_psqt.Features(np.array(rows), np.array(cols), np.array(vals), X.base, X.n, X.T, X.S, X.files,
+                           X.ranks, False, 6, np.array([-1, 5]))
+    y = tune.win_prob(X.base, 1.0) * 0.9 + 0.05 * rng.random(X.n)
+    rough = tune_psqt.fit_tables(X, y, 1.0, 1e-4)
+    smooth = tune_psqt.fit_tables(X, y, 1.0, 1e-4, smooth=100.0)
+    cols_t1 = [X.mob_col(0, 1, n) for n in range(6)]
+    assert np.abs(np.diff(smooth[cols_t1])).sum() < np.abs(np.diff(rough[cols_t1])).sum() / 2
