@@ -15,9 +15,11 @@ positions from real games, labelled by Fairy-Stockfish's search.
    are dropped.
 3. Fit (numpy): the evaluation is the full static evaluation of today's weights
    (``Engine.static_eval``) as a fixed offset, plus, for every piece, its table's middlegame and
-   endgame value on its square (Black's square mirrored top to bottom) and, with ``--mobility``,
-   for every piece neither pawn-like nor royal an entry of its type's mobility table by its
-   count of target squares (``eval/tables.py``: ``mobility_table``), tapered exactly as the
+   endgame value on its square (Black's square mirrored top to bottom) and, with ``--terms``,
+   the count and rank terms of ``eval/tables.py`` (``mobility``: an entry of its type's
+   ``mobility_table`` by its count of target squares, for every piece neither pawn-like nor
+   royal; ``passed``: ``passed_table`` by rank for a passed pawn; ``file``: ``open_file`` and
+   ``half_open_file``; ``pair``: ``pair``), tapered exactly as the
    kernel does (``(mg * phase + eg * (256 - phase)) / 256``, phase from the non-pawn material;
    scaled by the 50-move counter's factor).  K is fitted first (the grid of ``tune.py``) on the
    offset alone; then the tables minimise ``mean (y - sigmoid(K * eval / 400))**2 + l2 *
@@ -43,7 +45,8 @@ import math
 import random
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +54,7 @@ from tqdm import tqdm
 
 from jitfish.engine import Engine
 from jitfish.eval import eval_tables, new_cache, pack_eval
-from jitfish.eval.evaluate import mobility_counts
+from jitfish.eval.evaluate import FEAT_FILE, FEAT_MOBILITY, FEAT_PASSED, feature_rows
 from jitfish.eval.tables import MOB_N
 from jitfish.eval import tables as evtables
 from jitfish.movegen import Position, load_spec, load_variant, read_pgn
@@ -63,7 +66,7 @@ from . import tune
 from .tune import texel_error, win_prob
 
 __all__ = ["Sample", "pgn_positions", "selfplay_positions", "label", "load", "load_quiet", "Features", "features",
-           "fit_k", "fit_tables", "tables_of", "mobility_tables_of", "write_tables", "main"]
+           "fit_k", "fit_tables", "tables_of", "terms_of", "write_tables", "TERMS", "main"]
 
 GAMES_DIR = Path(__file__).resolve().parent / "games"
 FSF = "/usr/games/fairy-stockfish"
@@ -270,16 +273,26 @@ class Features:
     files: int
     ranks: int
     symmetric: bool
-    mob: int = 0  # mobility columns per part and type (0: no mobility tables in the fit)
-    mob_seen: np.ndarray | None = None  # (T,) the largest target-square count seen per type, -1: none
+    terms: dict[str, int] = field(default_factory=dict)  # term (``TERMS``) -> entries per part and type
+    seen: dict[str, np.ndarray] = field(default_factory=dict)  # term -> (T,) largest index seen, -1: none
 
     @property
     def p(self) -> int:
-        return 2 * self.T * self.S + 2 * self.T * self.mob
+        return 2 * self.T * self.S + 2 * self.T * sum(self.terms.values())
 
-    def mob_col(self, part: int, t: int, n: int) -> int:
-        """The column of a mobility table entry: after the square tables, (part, type, count)."""
-        return 2 * self.T * self.S + part * self.T * self.mob + t * self.mob + n
+    def offset(self, term: str) -> int:
+        """The first column of a term's block (after the square tables and the terms before it)."""
+        off = 2 * self.T * self.S
+        for name, width in self.terms.items():
+            if name == term:
+                return off
+            off += 2 * self.T * width
+        raise KeyError(term)
+
+    def col(self, term: str, part: int, t: int, n: int) -> int:
+        """The column of a term's entry n for type t, middlegame (part 0) or endgame (1)."""
+        width = self.terms[term]
+        return self.offset(term) + part * self.T * width + t * width + n
 
     def predict(self, w: np.ndarray) -> np.ndarray:
         return self.base + np.bincount(self.rows, weights=self.vals * w[self.cols], minlength=self.n)
@@ -295,15 +308,21 @@ class Features:
         new_row[idx] = np.arange(len(idx))
         m = keep[self.rows]
         return Features(new_row[self.rows[m]], self.cols[m], self.vals[m], self.base[idx], len(idx), self.T,
-                        self.S, self.files, self.ranks, self.symmetric, self.mob, self.mob_seen)
+                        self.S, self.files, self.ranks, self.symmetric, self.terms, self.seen)
+
+
+TERMS = ("mobility", "passed", "file", "pair")  # the count and rank terms the fit can take (--terms)
+_SMOOTH = ("mobility", "passed")  # terms whose neighbouring entries are pulled together
+_KIND = {FEAT_MOBILITY: "mobility", FEAT_PASSED: "passed", FEAT_FILE: "file"}
 
 
 def features(variant: str, fens: list[str], symmetric: bool = True, progress: bool = True,
-             mobility: bool = False) -> Features:
+             terms: tuple[str, ...] = (), squares: bool = True) -> Features:
     """The fit's design for the positions (see ``Features``), the phase and 50-move factor as the
-    kernel computes them (``eval/evaluate.py``).  ``mobility``: columns for a mobility table
-    (middlegame, endgame) of every piece type that is neither pawn-like nor royal, one per count
-    of target squares as the kernel counts them (``mobility_counts``)."""
+    kernel computes them (``eval/evaluate.py``).  ``terms`` (of ``TERMS``): columns (middlegame,
+    endgame) for those terms too, as the kernel finds them (``feature_rows``): mobility by count
+    of target squares, passed pawns by rank, open and half-open files, pairs.  ``squares=False``:
+    no square-table entries (their columns stay empty, so the fit leaves them at 0)."""
     v = load_variant(variant)
     ev = eval_tables(v)
     F, R = v.files, v.ranks
@@ -315,13 +334,17 @@ def features(variant: str, fens: list[str], symmetric: bool = True, progress: bo
     eng = Engine(hash_mb=1)
     rows, cols, vals = [], [], []
     base = np.zeros(len(fens))
-    mob = MOB_N if mobility else 0
-    fit_mob = np.array([not v.tables.pawnlike[t] and t != int(v.tables.cfg[CFG_ROYAL]) for t in range(T)])
-    mob_seen = np.full(T, -1, np.int64)
-    counts = np.zeros((512, 3), np.int64)
+    unknown = set(terms) - set(TERMS)
+    if unknown:
+        raise ValueError(f"unknown terms {sorted(unknown)} (known: {', '.join(TERMS)})")
+    widths = {"mobility": MOB_N, "passed": R, "file": 2, "pair": 1}
+    layout = {name: widths[name] for name in TERMS if name in terms}
+    seen = {name: np.full(T, -1, np.int64) for name in layout}
+    rows_buf = np.zeros((512, 4), np.int64)
     cache = new_cache(1024)
     X0 = Features(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), base, len(fens), T, S, F, R,
-                  symmetric, mob)
+                  symmetric, layout)
+    kinds = {k: name for k, name in _KIND.items() if name in layout}
     for i, fen in enumerate(tqdm(fens, desc="features", unit="pos", file=sys.stderr, disable=not progress)):
         pos = Position(v, fen)
         st = pos.pos.st
@@ -333,7 +356,7 @@ def features(variant: str, fens: list[str], symmetric: bool = True, progress: bo
         half = int(st[K.ST_HALF])
         scale = (2 * fifty - min(half, fifty)) / (2 * fifty) if fifty > 0 and half > 0 else 1.0
         board = pos.pos.board
-        for sq in np.flatnonzero(board[:F * R]):
+        for sq in np.flatnonzero(board[:F * R]) if squares else ():
             code = int(board[sq])
             t, c = (code - 1) >> 1, (code - 1) & 1
             f, r = int(sq) % F, int(sq) // F
@@ -346,19 +369,22 @@ def features(variant: str, fens: list[str], symmetric: bool = True, progress: bo
             rows += [i, i]
             cols += [col, T * S + col]
             vals += [sign * scale * phase / 256, sign * scale * (256 - phase) / 256]
-        if mob:
-            k = mobility_counts(pack_eval(pos.pos, pos.tab, ev, cache), counts, np.int64(1))
-            for t, c, n in counts[:k]:
-                if not fit_mob[t]:
-                    continue
-                n = min(int(n), mob - 1)
-                mob_seen[t] = max(mob_seen[t], n)
-                sign = 1.0 if c == 0 else -1.0
-                rows += [i, i]
-                cols += [X0.mob_col(0, int(t), n), X0.mob_col(1, int(t), n)]
-                vals += [sign * scale * phase / 256, sign * scale * (256 - phase) / 256]
+        found = []  # (term, type, colour, index)
+        if kinds:
+            k = feature_rows(pack_eval(pos.pos, pos.tab, ev, cache), rows_buf)
+            found += [(kinds[int(kind)], int(t), int(c), int(n)) for kind, t, c, n in rows_buf[:k] if kind in kinds]
+        if "pair" in layout:
+            found += [("pair", t, c, 0) for t in range(T) for c in (0, 1)
+                      if t != int(v.tables.cfg[CFG_ROYAL]) and not v.tables.pawnlike[t] and cnt[c, t] >= 2]
+        for name, t, c, n in found:
+            n = min(n, layout[name] - 1)
+            seen[name][t] = max(seen[name][t], n)
+            sign = 1.0 if c == 0 else -1.0
+            rows += [i, i]
+            cols += [X0.col(name, 0, t, n), X0.col(name, 1, t, n)]
+            vals += [sign * scale * phase / 256, sign * scale * (256 - phase) / 256]
     return Features(np.array(rows, np.int64), np.array(cols, np.int64), np.array(vals), base, len(fens), T, S,
-                    F, R, symmetric, mob, mob_seen)
+                    F, R, symmetric, layout, seen)
 
 
 def fit_k(base: np.ndarray, y: np.ndarray) -> float:
@@ -412,24 +438,26 @@ def _lbfgs(fun, x0: np.ndarray, iters: int, m: int = 10, tol: float = 1e-10) -> 
 
 def fit_tables(X: Features, y: np.ndarray, k: float, l2: float, iters: int = 500, smooth: float = 0.0) -> np.ndarray:
     """The table weights w (centipawns, ``X.p`` of them) minimising ``mean (y - sigmoid(K (base +
-    X w) / 400))**2 + l2 * mean((w / 100)**2)``, plus, for the mobility tables, ``smooth * sum
-    over neighbouring counts of ((w[n+1] - w[n]) / 100)**2 / p`` (a curve, not noise per count)."""
+    X w) / 400))**2 + l2 * mean((w / 100)**2)``, plus, for the mobility and passed-pawn tables,
+    ``smooth * sum over neighbouring entries of ((w[n+1] - w[n]) / 100)**2 / p`` (a curve, not
+    noise per count)."""
     c = math.log(10.0) * k / 400.0
-    m0 = 2 * X.T * X.S
+    blocks = [(X.offset(name), X.terms[name]) for name in _SMOOTH if name in X.terms]
 
     def fun(w):
         s = win_prob(X.predict(w), k)
         r = y - s
         f = float(np.mean(r * r)) + l2 * float(np.mean((w / 100.0) ** 2))
         g = X.grad(-2.0 * r * s * (1.0 - s) * c) / X.n + 2.0 * l2 * w / (1e4 * X.p)
-        if X.mob and smooth > 0:
-            dm = np.diff(w[m0:].reshape(2, X.T, X.mob), axis=2)
+        for m0, width in blocks if smooth > 0 else ():
+            m1 = m0 + 2 * X.T * width
+            dm = np.diff(w[m0:m1].reshape(2, X.T, width), axis=2)
             f += smooth * float((dm * dm).sum()) / (1e4 * X.p)
             gd = 2.0 * smooth * dm / (1e4 * X.p)
-            gm = np.zeros((2, X.T, X.mob))
+            gm = np.zeros((2, X.T, width))
             gm[:, :, 1:] += gd
             gm[:, :, :-1] -= gd
-            g[m0:] += gm.ravel()
+            g[m0:m1] += gm.ravel()
         return f, g
 
     return _lbfgs(fun, np.zeros(X.p), iters)
@@ -451,17 +479,29 @@ def tables_of(X: Features, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out[0], out[1]
 
 
-def mobility_tables_of(X: Features, w: np.ndarray) -> dict[int, tuple[list[int], list[int]]]:
-    """{type: (mg, eg)} mobility tables, rounded, for the types seen in the fit: entries for 0 up
-    to the largest count seen (a larger count takes the last entry)."""
-    out = {}
-    if not X.mob or X.mob_seen is None:
-        return out
-    for t in range(X.T):
-        top = int(X.mob_seen[t])
-        if top < 0:
-            continue
-        out[t] = tuple([int(round(w[X.mob_col(part, t, n)])) for n in range(top + 1)] for part in range(2))
+_KEYS = {"mobility": ("mobility_table", "mobility_table_eg"), "passed": ("passed_table", "passed_table_eg"),
+         "pair": ("pair", "pair_eg")}  # file: open_file / half_open_file below
+
+
+def terms_of(X: Features, w: np.ndarray) -> dict[int, dict[str, Any]]:
+    """{type: {key: value}} of the fitted terms, rounded, as weight-file keys: tables with entries
+    from 0 up to the largest index seen (a larger one takes the last entry), scalars as integers."""
+    out: dict[int, dict[str, Any]] = {}
+    for name in X.terms:
+        for t in range(X.T):
+            top = int(X.seen[name][t])
+            if top < 0:
+                continue
+            keys = out.setdefault(t, {})
+            val = [[int(round(w[X.col(name, part, t, n)])) for n in range(top + 1)] for part in range(2)]
+            if name == "file":
+                full = [[int(round(w[X.col(name, part, t, n)])) for n in range(2)] for part in range(2)]
+                keys.update(open_file=full[0][0], open_file_eg=full[1][0],
+                            half_open_file=full[0][1], half_open_file_eg=full[1][1])
+            elif name == "pair":
+                keys.update(pair=val[0][0], pair_eg=val[1][0])
+            else:
+                keys.update({_KEYS[name][0]: val[0], _KEYS[name][1]: val[1]})
     return out
 
 
@@ -475,19 +515,26 @@ def _format_table(values, F: int, R: int) -> list[str]:
     return lines
 
 
-def _add_counts(old: list[int] | None, new: list[int]) -> list[int]:
-    """Two mobility tables added entry by entry (each read past its end as its last entry)."""
-    if not old:
-        return list(new)
+def _add(old: Any, new: Any) -> Any:
+    """Two values of a key added: integers, or tables entry by entry (each read past its end as its
+    last entry)."""
+    if old is None:
+        return new
+    if isinstance(new, int):
+        return old + new
     n = max(len(old), len(new))
     return [old[min(i, len(old) - 1)] + new[min(i, len(new) - 1)] for i in range(n)]
 
 
+_EG_OF = {"mobility_table_eg": "mobility_table", "passed_table_eg": "passed_table", "pair_eg": "pair",
+          "open_file_eg": "open_file", "half_open_file_eg": "half_open_file"}
+
+
 def write_tables(variant: str, mg: np.ndarray, eg: np.ndarray, header: list[str],
-                 mobility: dict[int, tuple[list[int], list[int]]] | None = None) -> Path:
+                 terms: dict[int, dict[str, Any]] | None = None) -> Path:
     """Store the tables (added to those already in the file) in ``<variant>.psqt.toml`` beside
-    the variant's weight file; pieces whose tables are all 0 are left out.  ``mobility``:
-    mobility tables by type (``mobility_tables_of``), added to those in the file too."""
+    the variant's weight file; pieces whose tables are all 0 are left out.  ``terms``: the
+    other fitted keys by type (``terms_of``), added to those in the file too."""
     v = load_variant(variant)
     spec = v.spec
     path = evtables.psqt_file(spec)
@@ -498,19 +545,23 @@ def write_tables(variant: str, mg: np.ndarray, eg: np.ndarray, header: list[str]
         prev = old.get(letter, {})
         a = np.asarray(prev.get("psqt", [0] * (F * R))) + mg[t]
         b = np.asarray(prev.get("psqt_eg", prev.get("psqt", [0] * (F * R)))) + eg[t]
-        ma = prev.get("mobility_table")
-        mb = prev.get("mobility_table_eg", ma)
-        if mobility and t in mobility:
-            ma = _add_counts(ma, mobility[t][0])
-            mb = _add_counts(mb, mobility[t][1])
-        if not a.any() and not b.any() and not ma and not mb:
+        keys = {}
+        for key in evtables.TABLE_KEYS[2:]:  # the old values, an _eg key defaulting to its middlegame one
+            old_v = prev.get(key, prev.get(_EG_OF.get(key, key)))
+            if old_v is not None:
+                keys[key] = old_v
+        old_keys = dict(keys)
+        for key, v in (terms or {}).get(t, {}).items():
+            keys[key] = _add(old_keys.get(key), v)
+        if not a.any() and not b.any() and not keys:
             continue
         lines += ["", f"[pieces.{letter}]"]
         if a.any() or b.any():
             lines += ["psqt = " + "\n".join(_format_table(a, F, R)), "psqt_eg = " + "\n".join(_format_table(b, F, R))]
-        if ma or mb:
-            lines += [f"mobility_table = [{', '.join(str(x) for x in (ma or [0]))}]",
-                      f"mobility_table_eg = [{', '.join(str(x) for x in (mb or [0]))}]"]
+        for key in evtables.TABLE_KEYS[2:]:
+            if key in keys:
+                v = keys[key]
+                lines.append(f"{key} = [{', '.join(str(x) for x in v)}]" if isinstance(v, list) else f"{key} = {v}")
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -545,10 +596,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--symmetric", action=argparse.BooleanOptionalAction, default=True,
                     help="tie each square to its mirror across the middle file")
     ap.add_argument("--iters", type=int, default=500, help="L-BFGS iterations at most")
-    ap.add_argument("--mobility", action="store_true",
-                    help="fit a mobility table (by count of target squares) per piece type too")
+    ap.add_argument("--terms", default="", help="fit these terms too (comma-separated, of: "
+                    + ", ".join(TERMS) + "; see the docstring)")
+    ap.add_argument("--squares", action=argparse.BooleanOptionalAction, default=True,
+                    help="fit the square tables (--no-squares: only the --terms)")
     ap.add_argument("--smooth", type=float, default=1.0,
-                    help="pull of neighbouring mobility-table entries towards each other (see fit_tables)")
+                    help="pull of neighbouring mobility- and passed-table entries towards each other (see fit_tables)")
     ap.add_argument("--save", type=Path, metavar="FILE", help="write the labelled positions to FILE")
     ap.add_argument("--load", type=Path, metavar="FILE", help="fit on FILE's labelled positions (from --save)")
     ap.add_argument("--write", action="store_true", help="store the tables in eval/weights/<variant>.psqt.toml")
@@ -573,7 +626,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Error: only {len(samples)} labelled positions", file=sys.stderr)
         return 1
     t_label = time.monotonic() - t0
-    X = features(variant, [s.fen for s in samples], args.symmetric, mobility=args.mobility)
+    terms = tuple(x.strip() for x in args.terms.split(",") if x.strip())
+    try:
+        X = features(variant, [s.fen for s in samples], args.symmetric, terms=terms, squares=args.squares)
+    except ValueError as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return 1
     rw = args.result_weight
     y = (1 - rw) * win_prob(np.array([s.score for s in samples]), 1.0) + rw * np.array([s.result for s in samples])
     k = fit_k(X.base, y)
@@ -601,22 +659,23 @@ def main(argv: list[str] | None = None) -> int:
           f"table values {wr.min()}..{wr.max()} cp, mean |v| {np.abs(wr).mean():.1f}; "
           f"{t_label:.0f} s positions and labels, {elapsed:.0f} s in all")
     letters = load_spec(variant).letters
-    mob_tables = mobility_tables_of(X, w)
+    fitted = terms_of(X, w)
     for t, ch in enumerate(letters):
         print(f"  {ch}: mg {mg[t].min():4d}..{mg[t].max():4d}   eg {eg[t].min():4d}..{eg[t].max():4d}")
-        if t in mob_tables:
-            print(f"     mobility mg {mob_tables[t][0]}\n     mobility eg {mob_tables[t][1]}")
+        for key, v in fitted.get(t, {}).items():
+            print(f"     {key} = {v}")
     if args.write:
         header = [f"Learned piece-square tables of {variant} (centipawns, from White's side, a1 first; Black's",
                   "mirrored), added to the square terms of the weight file.  Written by",
                   f"  {command}"] + ([f"on the labels of  {labelled_by}"] if labelled_by else []) + [
                   f"{len(samples)} positions labelled by fairy-stockfish, K = {k:.3f}, l2 = {best[0]:g}, "
                   f"error {e0:.5f} -> {e1:.5f}."]
-        path = write_tables(variant, mg, eg, header, mob_tables)
+        path = write_tables(variant, mg, eg, header, fitted)
         print(f"written to {path}")
         # the kernel with the new tables against the fitted evaluation (rounding only)
         evtables._CACHE.clear()
-        Xn = features(variant, [s.fen for s in samples], args.symmetric, progress=False, mobility=args.mobility)
+        Xn = features(variant, [s.fen for s in samples], args.symmetric, progress=False, terms=terms,
+                      squares=args.squares)
         wi = np.zeros(X.p)
         print(f"kernel check: error with the written tables {texel_error(Xn.base, y, k):.5f}, "
               f"largest difference to the fit {np.abs(Xn.predict(wi) - X.predict(w)).max():.1f} cp")

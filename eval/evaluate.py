@@ -22,7 +22,7 @@ import numpy as np
 from jitfish.movegen import kernels as K
 from jitfish.movegen._jit import array_tuple, bundle, helper, kernel, lsb
 from jitfish.movegen.kernels import Pos
-from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTYPES, CFG_ROYAL, Tables
+from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTYPES, CFG_RANKS, CFG_ROYAL, Tables
 
 from .network import nn_accumulator, nn_output
 from .tables import (MOB_N, P_HANGING, P_KING_DANGER, P_MOPUP, P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PHASE_TOTAL,
@@ -82,30 +82,87 @@ def target_count(bb, c, m0, m1, c0, c1, occ0, occ1):
     return K.popcount(((m0 & ~occ0) | (c0 & bb[1 - c, 0]))) + K.popcount(((m1 & ~occ1) | (c1 & bb[1 - c, 1])))
 
 
+@helper
+def is_passed(ev, c, sq, wp0, wp1, bp0, bp1):
+    """No enemy pawn-like piece ahead of the colour-c piece on sq, on its file or a neighbouring one."""
+    e0 = bp0 if c == 0 else wp0
+    e1 = bp1 if c == 0 else wp1
+    return ((ev.front[c, sq, 0] & e0) | (ev.front[c, sq, 1] & e1)) == K.ZERO
+
+
+@helper
+def file_state(ev, tab, c, sq, wp0, wp1, bp0, bp1):
+    """The file of sq for a colour-c piece: 0 open (no pawn-like piece), 1 half-open (only the
+    enemy's), -1 neither."""
+    f = sq % tab.cfg[CFG_FILES]
+    m0 = ev.filemask[f, 0]
+    m1 = ev.filemask[f, 1]
+    own = ((m0 & wp0) | (m1 & wp1)) if c == 0 else ((m0 & bp0) | (m1 & bp1))
+    if own != K.ZERO:
+        return -1
+    enemy = ((m0 & bp0) | (m1 & bp1)) if c == 0 else ((m0 & wp0) | (m1 & wp1))
+    return 1 if enemy != K.ZERO else 0
+
+
+FEAT_MOBILITY, FEAT_PASSED, FEAT_FILE = 0, 1, 2  # the kinds of ``feature_rows``
+
+
 @kernel
-def mobility_counts(d, out, every):
-    """Rows (type, colour, target-square count) into ``out`` (shape (n, 3)) for every piece whose
-    mobility the evaluation counts (``every`` = 1: every piece); returns the number of rows.  For the tools that fit
-    mobility tables (``bench/tune_psqt.py``); the search never calls it."""
+def feature_rows(d, out):
+    """Rows (kind, type, colour, index) into ``out`` (shape (n, 4)) for the evaluation's count and
+    rank terms, of every piece they can apply to: FEAT_MOBILITY (pieces neither pawn-like nor
+    royal: index = target squares as ``mobility`` counts them), FEAT_PASSED (passed pawn-like
+    pieces: index = ranks beyond the second), FEAT_FILE (pieces neither pawn-like nor royal on an
+    open (0) or half-open (1) file).  Returns the number of rows.  For the tools that fit these
+    tables (``bench/tune_psqt.py``); the search never calls it."""
     pos, tab, ev, _cache = unpack_eval(d)
     bb = pos.bb
     occ0 = bb[0, 0] | bb[1, 0]
     occ1 = bb[0, 1] | bb[1, 1]
+    T = tab.cfg[CFG_NTYPES]
+    R = tab.cfg[CFG_RANKS]
+    wp0 = K.ZERO
+    wp1 = K.ZERO
+    bp0 = K.ZERO
+    bp1 = K.ZERO
+    for t in range(T):
+        if tab.pawnlike[t]:
+            wp0 |= bb[K.ROW_TYPE + t, 0] & bb[0, 0]
+            wp1 |= bb[K.ROW_TYPE + t, 1] & bb[0, 1]
+            bp0 |= bb[K.ROW_TYPE + t, 0] & bb[1, 0]
+            bp1 |= bb[K.ROW_TYPE + t, 1] & bb[1, 1]
     k = 0
-    for t in range(tab.cfg[CFG_NTYPES]):
-        if ev.mobility[t] == 0 and every == 0:
+    for t in range(T):
+        if t == tab.cfg[CFG_ROYAL]:
             continue
         for c in range(2):
             for w in range(2):
                 b = bb[K.ROW_TYPE + t, w] & bb[c, w]
-                while b and k < out.shape[0]:
+                while b and k < out.shape[0] - 1:
                     sq = lsb(b) + 64 * w
                     b &= b - K.ONE
+                    if tab.pawnlike[t]:
+                        if is_passed(ev, c, sq, wp0, wp1, bp0, bp1):
+                            r = sq // tab.cfg[CFG_FILES]
+                            out[k, 0] = FEAT_PASSED
+                            out[k, 1] = t
+                            out[k, 2] = c
+                            out[k, 3] = max(0, (r if c == 0 else R - 1 - r) - 1)
+                            k += 1
+                        continue
                     m0, m1, c0, c1 = K.piece_targets(tab, t, c, sq, occ0, occ1, np.int64(0))
-                    out[k, 0] = t
-                    out[k, 1] = c
-                    out[k, 2] = target_count(bb, c, m0, m1, c0, c1, occ0, occ1)
+                    out[k, 0] = FEAT_MOBILITY
+                    out[k, 1] = t
+                    out[k, 2] = c
+                    out[k, 3] = target_count(bb, c, m0, m1, c0, c1, occ0, occ1)
                     k += 1
+                    fs = file_state(ev, tab, c, sq, wp0, wp1, bp0, bp1)
+                    if fs >= 0:
+                        out[k, 0] = FEAT_FILE
+                        out[k, 1] = t
+                        out[k, 2] = c
+                        out[k, 3] = fs
+                        k += 1
     return k
 
 
@@ -201,13 +258,23 @@ def evaluate_terms(d, alpha, beta):
             mg += ev.psq[code, sq]
             eg += ev.psq_eg[code, sq]
             pb = ev.passed[code, sq]
-            if pb != 0:
-                c = (code - 1) & 1
-                e0 = bp0 if c == 0 else wp0
-                e1 = bp1 if c == 0 else wp1
-                if ((ev.front[c, sq, 0] & e0) | (ev.front[c, sq, 1] & e1)) == K.ZERO:
-                    mg += sdiv(pb, 2)
-                    eg += pb
+            pm = ev.passed_mg[code, sq]
+            if (pb != 0 or pm != 0) and is_passed(ev, (code - 1) & 1, sq, wp0, wp1, bp0, bp1):
+                mg += pm
+                eg += pb
+            t = (code - 1) >> 1
+            if ev.openf[t, 0] != 0 or ev.openf[t, 1] != 0 or ev.openf[t, 2] != 0 or ev.openf[t, 3] != 0:
+                fs = file_state(ev, tab, (code - 1) & 1, sq, wp0, wp1, bp0, bp1)
+                if fs >= 0:
+                    sign = 1 if (code - 1) & 1 == 0 else -1
+                    mg += sign * ev.openf[t, 2 * fs]
+                    eg += sign * ev.openf[t, 2 * fs + 1]
+    # pairs: two or more of a type (the bishop pair)
+    for t in range(T):
+        if ev.pair[t, 0] != 0 or ev.pair[t, 1] != 0:
+            both = (1 if cnt[0, t] >= 2 else 0) - (1 if cnt[1, t] >= 2 else 0)
+            mg += both * ev.pair[t, 0]
+            eg += both * ev.pair[t, 1]
     # mop-up: drive the bare or pawnless weak king to the edge and bring the strong one near
     mu = ev.params[P_MOPUP]
     if mu != 0 and k0 >= 0 and k1 >= 0:

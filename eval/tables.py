@@ -20,7 +20,14 @@ start position's).  Keys:
   ``king_attack`` (per square next to the enemy royal piece that this piece attacks);
   ``passed`` (pawn-like pieces only: a pawn with no enemy pawn-like piece ahead of it on its
   own or a neighbouring file earns ``passed * n * (n + 1) / 2`` in the endgame, n = ranks
-  advanced beyond its second rank; half of it in the middlegame).
+  advanced beyond its second rank; half of it in the middlegame); ``passed_table``,
+  ``passed_table_eg``: centipawns by that n (0, 1, 2, ...; beyond the list its last entry) added
+  for a passed pawn in the middlegame and the endgame (``_eg`` defaults to the middlegame list);
+  ``pair``, ``pair_eg``: for a side with two or more pieces of the type (the bishop pair);
+  ``open_file``, ``open_file_eg``: a piece on a file with no pawn-like piece;
+  ``half_open_file``, ``half_open_file_eg``: on a file with none of its own but an enemy one
+  (a rook on an open file).  Learned values of these keys usually live in
+  ``<variant>.psqt.toml`` too.
 - ``safety_piece``, ``safety_penalty``: each piece of that type standing attacked by the enemy
   costs the penalty (Aces in Cows and Butterflies).  In variants with conversion (Cleopatra),
   where only the piece that moves converts, the test is instead whether an enemy converting
@@ -57,7 +64,11 @@ array       shape, dtype        meaning
 ==========  ==================  ==============================================================
 psq         (2T + 2, 128) int64 middlegame value of piece code on square, White's side
 psq_eg      (2T + 2, 128) int64 endgame value, the same way
-passed      (2T + 2, 128) int64 passed-pawn bonus (endgame; middlegame uses half), signed
+passed      (2T + 2, 128) int64 passed-pawn bonus in the endgame, signed
+passed_mg   (2T + 2, 128) int64 the same in the middlegame
+pair        (T, 2) int64        pair bonus (middlegame, endgame)
+openf       (T, 4) int64        open file (mg, eg), half-open file (mg, eg)
+filemask    (16, 2) uint64      the squares of each file
 value       (T,) int64          material, for move ordering and the phase
 mobility    (T,) int64          1 where the piece's target squares are counted (mobility), else 0
 mob_mg      (T, MOB_N) int64    middlegame mobility value by count of target squares (clipped)
@@ -94,16 +105,21 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
  P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2) = range(12)
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
-              "king_attack", "passed", "psqt", "psqt_eg", "mobility_table", "mobility_table_eg"}
-TABLE_KEYS = ("psqt", "psqt_eg", "mobility_table", "mobility_table_eg")  # the only keys of a <variant>.psqt.toml
+              "king_attack", "passed", "psqt", "psqt_eg", "mobility_table", "mobility_table_eg", "passed_table",
+              "passed_table_eg", "pair", "pair_eg", "open_file", "open_file_eg", "half_open_file",
+              "half_open_file_eg"}
+# the only keys of a <variant>.psqt.toml (learned values)
+TABLE_KEYS = ("psqt", "psqt_eg", "mobility_table", "mobility_table_eg", "passed_table", "passed_table_eg", "pair",
+              "pair_eg", "open_file", "open_file_eg", "half_open_file", "half_open_file_eg")
+SCALAR_KEYS = ("pair", "pair_eg", "open_file", "open_file_eg", "half_open_file", "half_open_file_eg")
 MOB_N = 32  # mobility tables' length in the kernel (a count beyond it takes the last entry)
 TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "mopup",
             "mopup_margin", "threat_pawn", "hanging", "pieces"}
 
 
 EvalTables = array_tuple("EvalTables", """
-    psq:i2 psq_eg:i2 passed:i2 value:i1 mobility:i1 mob_mg:i2 mob_eg:i2 katt:i1 phase_w:i1 front:u3 zone:u2
-    shield:u3 near:i1 params:i1 nn_idx:i3 nn_w1:i2 nn_b1:i1 nn_w2:i1
+    psq:i2 psq_eg:i2 passed:i2 passed_mg:i2 value:i1 mobility:i1 mob_mg:i2 mob_eg:i2 pair:i2 openf:i2 filemask:u2
+    katt:i1 phase_w:i1 front:u3 zone:u2 shield:u3 near:i1 params:i1 nn_idx:i3 nn_w1:i2 nn_b1:i1 nn_w2:i1
 """)
 
 
@@ -319,6 +335,12 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     psq = np.zeros((2 * T + 2, 128), np.int64)
     psq_eg = np.zeros((2 * T + 2, 128), np.int64)
     passed = np.zeros((2 * T + 2, 128), np.int64)
+    passed_mg = np.zeros((2 * T + 2, 128), np.int64)
+    pair = np.zeros((T, 2), np.int64)
+    openf = np.zeros((T, 4), np.int64)
+    filemask = np.zeros((16, 2), np.uint64)
+    for s in range(F * R):
+        set_bit(filemask[s % F], s)
     value = np.zeros(T, np.int64)
     mobility = np.zeros(T, np.int64)
     mob_mg = np.zeros((T, MOB_N), np.int64)
@@ -335,8 +357,9 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
         unknown = set(pw) - PIECE_KEYS
         if unknown:
             raise ValueError(f"weights for {spec.name}: pieces.{p.letter}: unknown keys {sorted(unknown)}")
-        if pw.get("passed") and not tab.pawnlike[t]:
-            raise ValueError(f"weights for {spec.name}: pieces.{p.letter}: passed is for pawn-like pieces")
+        for key in ("passed", "passed_table", "passed_table_eg"):
+            if pw.get(key) and not tab.pawnlike[t]:
+                raise ValueError(f"weights for {spec.name}: pieces.{p.letter}: {key} is for pawn-like pieces")
         where = f"weights for {spec.name}: pieces.{p.letter}"
         table = _square_table(pw, "psqt", where, F * R)
         table_eg = _square_table(pw, "psqt_eg", where, F * R)
@@ -350,6 +373,16 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
         mob_mg[t] = _by_count(int(pw.get("mobility", 0)), mob_table)
         mob_eg[t] = _by_count(int(pw.get("mobility", 0)), mob_table_eg)
         mobility[t] = int(mob_mg[t].any() or mob_eg[t].any())
+        pass_table = _count_table(pw, "passed_table", where)
+        pass_table_eg = _count_table(pw, "passed_table_eg", where)
+        if pass_table_eg is None:
+            pass_table_eg = pass_table
+        for key in SCALAR_KEYS:
+            if key in pw and (isinstance(pw[key], bool) or not isinstance(pw[key], int)):
+                raise ValueError(f"{where}.{key}: expected an integer (centipawns), got {pw[key]!r:.40}")
+        pair[t] = int(pw.get("pair", 0)), int(pw.get("pair_eg", pw.get("pair", 0)))
+        openf[t] = (int(pw.get("open_file", 0)), int(pw.get("open_file_eg", pw.get("open_file", 0))),
+                    int(pw.get("half_open_file", 0)), int(pw.get("half_open_file_eg", pw.get("half_open_file", 0))))
         katt[t] = int(pw.get("king_attack", 0))
         if not tab.pawnlike[t] and t != royal:
             phase_w[t] = value[t]
@@ -367,7 +400,11 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
                 learned_eg = table_eg[own] if table_eg is not None else 0
                 psq[1 + 2 * t + c, s] = (int(round(mg)) + learned) * sign
                 psq_eg[1 + 2 * t + c, s] = (int(round(eg)) + learned_eg) * sign
-                passed[1 + 2 * t + c, s] = int(pw.get("passed", 0)) * rel * (rel + 1) // 2 * sign
+                pb = int(pw.get("passed", 0)) * rel * (rel + 1) // 2
+                pt = pass_table[min(rel, len(pass_table) - 1)] if pass_table else 0
+                pt_eg = pass_table_eg[min(rel, len(pass_table_eg) - 1)] if pass_table_eg else 0
+                passed[1 + 2 * t + c, s] = (pb + pt_eg) * sign
+                passed_mg[1 + 2 * t + c, s] = (int(pb / 2) + pt) * sign  # half, towards 0 as before
     front = np.zeros((2, 128, 2), np.uint64)
     zone = np.zeros((128, 2), np.uint64)
     shield = np.zeros((2, 128, 2), np.uint64)
@@ -411,7 +448,7 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
         nn_w1, nn_b1, nn_w2 = net.w1, net.b1, net.w2
         params[P_NN_MODE] = MODES[net.mode]
         params[P_NN_B2] = net.b2
-    return EvalTables(psq, psq_eg, passed, value, mobility, mob_mg, mob_eg, katt, phase_w, front, zone, shield,
+    return EvalTables(psq, psq_eg, passed, passed_mg, value, mobility, mob_mg, mob_eg, pair, openf, filemask, katt, phase_w, front, zone, shield,
                       near_t, params, nn_idx, nn_w1, nn_b1, nn_w2)
 
 

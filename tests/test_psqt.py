@@ -211,30 +211,75 @@ def test_a_bad_mobility_table_is_refused_by_name(weights_dir, table, message) ->
 
 
 @pytest.mark.parametrize("variant", ["chess", "courier"])
-def test_the_mobility_features_are_the_kernels(weights_dir, variant) -> None:
-    # random square and mobility tables written and evaluated by the kernel give the fitted sum
+def test_the_term_features_are_the_kernels(weights_dir, variant) -> None:
+    # random square tables and terms (mobility, passed pawns, files, pairs) written and evaluated
+    # by the kernel give the fitted sum
     v = load_variant(variant)
-    fens = FENS if variant == "chess" else [Position(variant).fen()] + [
-        _walk(variant, n) for n in (12, 30, 60)]
-    X = tune_psqt.features(variant, fens, symmetric=False, progress=False, mobility=True)
-    assert X.mob and (X.mob_seen >= 0).sum() >= 4
+    fens = FENS + ["4k3/1p6/8/P1P5/8/8/3P4/R3K2R w - - 0 30", "r3k3/8/1b1b4/8/8/8/PP3PPP/R1B1K1B1 b - - 0 30"] \
+        if variant == "chess" else [Position(variant).fen()] + [_walk(variant, n) for n in (12, 30, 60, 120)]
+    X = tune_psqt.features(variant, fens, symmetric=False, progress=False, terms=tune_psqt.TERMS)
+    assert all((X.seen[name] >= 0).any() for name in ("mobility", "passed", "file")), X.seen
+    if variant == "chess":
+        assert (X.seen["pair"] >= 0).any()
     rng = np.random.default_rng(7)
     w = rng.integers(-40, 41, X.p).astype(float)
     mg, eg = tune_psqt.tables_of(X, w)
-    mob = tune_psqt.mobility_tables_of(X, w)
-    # only entries up to the largest count seen are written: the rest of the columns are unused
-    for t, (a, b) in mob.items():
-        for part, tab in enumerate((a, b)):
-            for n in range(len(tab), X.mob):
-                w[X.mob_col(part, t, n)] = tab[-1]
-    tune_psqt.write_tables(variant, mg, eg, ["test"], mob)
+    fitted = tune_psqt.terms_of(X, w)
+    # only entries up to the largest index seen are written: the columns beyond take the last one
+    for name in ("mobility", "passed"):
+        for t in range(X.T):
+            top = int(X.seen[name][t])
+            for part in range(2):
+                for n in range(max(top, 0) + 1, X.terms[name]):
+                    w[X.col(name, part, t, n)] = w[X.col(name, part, t, top)] if top >= 0 else 0
+    tune_psqt.write_tables(variant, mg, eg, ["test"], fitted)
     E._CACHE.clear()
     eng = Engine(hash_mb=1)
     kernel = np.array([(1 if Position(v, f).turn == 0 else -1) * eng.static_eval(Position(v, f)) for f in fens])
     assert np.abs(kernel - X.predict(w)).max() <= 2.0, (kernel, X.predict(w))
-    mob_only = w.copy()
-    mob_only[:2 * X.T * X.S] = 0
-    assert np.abs(X.predict(mob_only) - X.base).max() > 10  # the mobility tables did change it
+    for name in X.terms:  # each term on its own moves the evaluation
+        only = np.zeros(X.p)
+        o = X.offset(name)
+        only[o:o + 2 * X.T * X.terms[name]] = w[o:o + 2 * X.T * X.terms[name]]
+        assert np.abs(X.predict(only) - X.base).max() > 1, name
+    # written twice, the file holds the sums (added to what was there)
+    tune_psqt.write_tables(variant, np.zeros_like(mg), np.zeros_like(eg), ["test"], fitted)
+    E._CACHE.clear()
+    twice = np.array([(1 if Position(v, f).turn == 0 else -1) * eng.static_eval(Position(v, f)) for f in fens])
+    only_terms = w.copy()
+    only_terms[:2 * X.T * X.S] = 0
+    assert np.abs(twice - X.predict(w + only_terms)).max() <= 4.0, (twice, X.predict(w + only_terms))
+
+
+def test_an_unknown_term_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"unknown terms \['king'\]"):
+        tune_psqt.features("chess", FENS[:1], progress=False, terms=("mobility", "king"))
+
+
+def test_pair_and_file_terms_in_a_weight_file(weights_dir) -> None:
+    # White has both bishops, Black one; the white rook on the open d-file, the black one on a
+    # file with only White's pawn (half-open for it)
+    fen = "3rk1b1/8/8/8/8/8/1P6/3RKBB1 w - - 0 40"
+    before = _static(fen)
+    _write(weights_dir / "chess.psqt.toml", {"B": {"pair": 30, "pair_eg": 30},
+                                             "R": {"open_file": 11, "open_file_eg": 11}})
+    E._CACHE.clear()
+    assert _static(fen) - before == 30  # both rooks on the open d-file: only the pair counts
+    fen2 = "1r2k1b1/8/8/8/8/8/1P6/3RKBB1 w - - 0 40"  # Black's rook now on the b-file (White's pawn)
+    E._CACHE.clear()
+    with_terms = _static(fen2)
+    (weights_dir / "chess.psqt.toml").write_text("[pieces.B]\npair = 30\n[pieces.R]\nopen_file = 11\n"
+                                                 "half_open_file = 5\n")
+    E._CACHE.clear()
+    assert _static(fen2) - with_terms == -5  # Black's rook on a half-open file now earns 5
+    (weights_dir / "chess.psqt.toml").write_text("[pieces.R]\npair = 1.5\n")
+    E._CACHE.clear()
+    with pytest.raises(ValueError, match=r"pieces\.R\.pair: expected an integer"):
+        _static(fen)
+    (weights_dir / "chess.psqt.toml").write_text("[pieces.N]\npassed_table = [1, 2]\n")
+    E._CACHE.clear()
+    with pytest.raises(ValueError, match=r"pieces\.N: passed_table is for pawn-like pieces"):
+        _static(fen)
 
 
 def _walk(variant: str, plies: int) -> str:
@@ -251,7 +296,9 @@ def _walk(variant: str, plies: int) -> str:
 
 def test_the_mobility_fit_is_smooth_with_smoothing() -> None:
     X, w_true = _synthetic(500, 2)
-    X.mob = 6
+    layout = {"mobility": 6}
+    X = tune_psqt.Features(X.rows, X.cols, X.vals, X.base, X.n, X.T, X.S, X.files, X.ranks, False, layout,
+                           {"mobility": np.array([-1, 5])})
     rng = np.random.default_rng(3)
     rows = list(X.rows)
     cols = list(X.cols)
@@ -259,12 +306,12 @@ def test_the_mobility_fit_is_smooth_with_smoothing() -> None:
     for i in range(X.n):  # one piece of type 1 with a random count per position
         n = int(rng.integers(0, 6))
         rows += [i, i]
-        cols += [X.mob_col(0, 1, n), X.mob_col(1, 1, n)]
+        cols += [X.col("mobility", 0, 1, n), X.col("mobility", 1, 1, n)]
         vals += [0.5, 0.5]
     X = tune_psqt.Features(np.array(rows), np.array(cols), np.array(vals), X.base, X.n, X.T, X.S, X.files,
-                           X.ranks, False, 6, np.array([-1, 5]))
+                           X.ranks, False, layout, X.seen)
     y = tune.win_prob(X.base, 1.0) * 0.9 + 0.05 * rng.random(X.n)
     rough = tune_psqt.fit_tables(X, y, 1.0, 1e-4)
     smooth = tune_psqt.fit_tables(X, y, 1.0, 1e-4, smooth=100.0)
-    cols_t1 = [X.mob_col(0, 1, n) for n in range(6)]
+    cols_t1 = [X.col("mobility", 0, 1, n) for n in range(6)]
     assert np.abs(np.diff(smooth[cols_t1])).sum() < np.abs(np.diff(rough[cols_t1])).sum() / 2
