@@ -321,7 +321,8 @@ def features(variant: str, fens: list[str], symmetric: bool = True, progress: bo
     """The fit's design for the positions (see ``Features``), the phase and 50-move factor as the
     kernel computes them (``eval/evaluate.py``).  ``terms`` (of ``TERMS``): columns (middlegame,
     endgame) for those terms too, as the kernel finds them (``feature_rows``): mobility by count
-    of target squares, passed pawns by rank, open and half-open files, pairs.  ``squares=False``:
+    of target squares, passed pawns by rank, open and half-open files (for pieces that ride along
+    a file), pairs (for types each side starts with two of).  ``squares=False``:
     no square-table entries (their columns stay empty, so the fit leaves them at 0)."""
     v = load_variant(variant)
     ev = eval_tables(v)
@@ -345,6 +346,11 @@ def features(variant: str, fens: list[str], symmetric: bool = True, progress: bo
     X0 = Features(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), base, len(fens), T, S, F, R,
                   symmetric, layout)
     kinds = {k: name for k, name in _KIND.items() if name in layout}
+    # files matter to pieces that ride along them (rooks); pairs to types a side starts with two of
+    on_files = [any(comp.rider and any(dx == 0 for dx, _dy in comp.vectors) for comp in p.components)
+                for p in v.spec.pieces]
+    pairs = [int(v.tables.start_count[:, t].min()) >= 2 and not v.tables.pawnlike[t]
+             and t != int(v.tables.cfg[CFG_ROYAL]) for t in range(T)]
     for i, fen in enumerate(tqdm(fens, desc="features", unit="pos", file=sys.stderr, disable=not progress)):
         pos = Position(v, fen)
         st = pos.pos.st
@@ -372,10 +378,10 @@ def features(variant: str, fens: list[str], symmetric: bool = True, progress: bo
         found = []  # (term, type, colour, index)
         if kinds:
             k = feature_rows(pack_eval(pos.pos, pos.tab, ev, cache), rows_buf)
-            found += [(kinds[int(kind)], int(t), int(c), int(n)) for kind, t, c, n in rows_buf[:k] if kind in kinds]
+            found += [(kinds[int(kind)], int(t), int(c), int(n)) for kind, t, c, n in rows_buf[:k]
+                      if kind in kinds and (kind != FEAT_FILE or on_files[t])]
         if "pair" in layout:
-            found += [("pair", t, c, 0) for t in range(T) for c in (0, 1)
-                      if t != int(v.tables.cfg[CFG_ROYAL]) and not v.tables.pawnlike[t] and cnt[c, t] >= 2]
+            found += [("pair", t, c, 0) for t in range(T) for c in (0, 1) if pairs[t] and cnt[c, t] >= 2]
         for name, t, c, n in found:
             n = min(n, layout[name] - 1)
             seen[name][t] = max(seen[name][t], n)
@@ -541,6 +547,10 @@ def write_tables(variant: str, mg: np.ndarray, eg: np.ndarray, header: list[str]
     old = evtables.read_psqt(path) if path.exists() else {}
     F, R = v.files, v.ranks
     lines = [f"# {h}" if h else "#" for h in header]
+    if path.exists():  # the values are sums: the file's earlier headers say where the rest came from
+        earlier = [ln for ln in path.read_text().splitlines() if ln.startswith("#")]
+        if earlier:
+            lines += ["#", "# Added to the tables of:"] + earlier
     for t, letter in enumerate(spec.letters):
         prev = old.get(letter, {})
         a = np.asarray(prev.get("psqt", [0] * (F * R))) + mg[t]
