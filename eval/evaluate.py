@@ -25,7 +25,7 @@ from jitfish.movegen.kernels import Pos
 from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTYPES, CFG_RANKS, CFG_ROYAL, Tables
 
 from .network import nn_accumulator, nn_output
-from .tables import (MOB_N, P_HANGING, P_KING_DANGER, P_MOPUP, P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PHASE_TOTAL,
+from .tables import (MOB_N, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_MOPUP, P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PHASE_TOTAL,
                      P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD, P_TEMPO, P_THREAT_PAWN, EvalTables)
 
 __all__ = ["EvalCache", "new_cache", "cache_for", "pack_eval", "unpack_eval", "evaluate", "static_eval", "EVAL_CACHE", "INF",
@@ -381,12 +381,17 @@ def evaluate_terms(d, alpha, beta):
     mg += mob_s + mob_mg
     eg += mob_s + mob_eg
     # king danger (Fruit's scale: 2 attackers count 1/2, 3 count 3/4, ...)
+    # (king_danger per unit, and king_danger_sq on the square of the scaled units: a few attackers
+    # together are worth more than the sum of each)
     kd = ev.params[P_KING_DANGER]
-    if kd != 0:
+    kq = ev.params[P_KING_DANGER_SQ]
+    if kd != 0 or kq != 0:
         if natt0 >= 2:
-            mg -= units0 * (256 - (256 >> (min(natt0, 9) - 1))) * kd >> 16
+            su = units0 * (256 - (256 >> (min(natt0, 9) - 1)))
+            mg -= (su * kd >> 16) + ((su >> 8) * (su >> 8) * kq >> 8)
         if natt1 >= 2:
-            mg += units1 * (256 - (256 >> (min(natt1, 9) - 1))) * kd >> 16
+            su = units1 * (256 - (256 >> (min(natt1, 9) - 1)))
+            mg += (su * kd >> 16) + ((su >> 8) * (su >> 8) * kq >> 8)
     s = sdiv(mg * phase + eg * (256 - phase), 256)
     if us == 1:
         s = -s

@@ -37,6 +37,8 @@ start position's).  Keys:
   (middlegame only).
 - ``king_danger``: scale (per 256) of the summed ``king_attack`` units, which grow with the
   number of attackers as in Fruit (two attackers count half, three 3/4, ...); middlegame only.
+  ``king_danger_sq``: per 256 of the square of those scaled units (so an attack of several
+  pieces costs more than the sum of its parts, as in Stockfish's quadratic king danger).
 - ``threat_pawn``: per piece (not pawn-like, not royal) that an enemy pawn-like piece
   attacks; ``hanging``: per such piece attacked by any other enemy piece and defended by none
   of its own (both counted for each side, middlegame and endgame alike).
@@ -102,7 +104,7 @@ __all__ = ["EvalTables", "eval_tables", "tables_from", "variant_weights", "deriv
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
- P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2) = range(12)
+ P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2, P_KING_DANGER_SQ) = range(13)
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
               "king_attack", "passed", "psqt", "psqt_eg", "mobility_table", "mobility_table_eg", "passed_table",
@@ -113,7 +115,7 @@ TABLE_KEYS = ("psqt", "psqt_eg", "mobility_table", "mobility_table_eg", "passed_
               "pair_eg", "open_file", "open_file_eg", "half_open_file", "half_open_file_eg")
 SCALAR_KEYS = ("pair", "pair_eg", "open_file", "open_file_eg", "half_open_file", "half_open_file_eg")
 MOB_N = 32  # mobility tables' length in the kernel (a count beyond it takes the last entry)
-TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "mopup",
+TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "king_danger_sq", "mopup",
             "mopup_margin", "threat_pawn", "hanging", "pieces"}
 
 
@@ -433,6 +435,7 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     params[P_PHASE_TOTAL] = max(1, int((tab.start_count.sum(axis=0) * phase_w).sum()))
     params[P_SHIELD] = int(w.get("pawn_shield", 0))
     params[P_KING_DANGER] = int(w.get("king_danger", 0))
+    params[P_KING_DANGER_SQ] = int(w.get("king_danger_sq", 0))
     params[P_MOPUP] = int(w.get("mopup", 0))
     params[P_MOPUP_MARGIN] = int(w.get("mopup_margin", 300))
     params[P_THREAT_PAWN] = int(w.get("threat_pawn", 0))
