@@ -87,6 +87,40 @@ def test_king_attack_counts(engine: Engine) -> None:
     assert gap - gap_off >= 20, (gap, gap_off)
 
 
+@pytest.mark.parametrize("variant", ["chess", "courier"])
+def test_king_danger_grows_with_the_square_of_the_attack(engine: Engine, variant: str) -> None:
+    """king_danger_sq adds the square of the scaled attack units: twice the weight, twice the
+    term (to rounding), nothing with one attacker, and more against the attacked side."""
+    from jitfish.eval.tables import P_KING_DANGER, P_KING_DANGER_SQ
+
+    # (a position with two enemy pieces at White's king, and one with none there)
+    fens = {"chess": ("2b3k1/ppp2ppp/2n5/8/8/6q1/PPP2PPr/RNBQ1RK1 w - - 0 1",
+                      "2b3k1/ppp2ppp/2n5/8/8/8/PPP2PP1/RNBQ1RK1 w - - 0 1"),
+            "courier": ("rnebmk1wbenr/1ppppp1pppp1/6f5/p5p4p/P5P4P/4m1F5/1PPPPPrPPPP1/RNEBMK1WBENR w - - 0 1",
+                        "rnebmk1wbenr/1ppppp1pppp1/6f5/p5p4p/P5P4P/6F5/1PPPPP1PPPP1/RNEBMK1WBENR w - - 0 1")}
+    attacked, quiet = (Position(variant, f) for f in fens[variant])
+    params = eval_tables(attacked.variant).params
+    saved = int(params[P_KING_DANGER]), int(params[P_KING_DANGER_SQ])
+
+    def term(kq: int, pos: Position) -> int:
+        params[P_KING_DANGER] = 0
+        params[P_KING_DANGER_SQ] = kq
+        engine.new_game()  # the evaluation cache
+        v = engine.static_eval(pos)
+        params[P_KING_DANGER_SQ] = 0
+        engine.new_game()
+        return v - engine.static_eval(pos)
+
+    try:
+        d256, d512 = term(256, attacked), term(512, attacked)
+        assert d512 < d256 < 0, (d256, d512)  # White's king is attacked: White's score falls
+        assert abs(d512 - 2 * d256) <= 2, (d256, d512)
+        assert term(512, quiet) == 0
+    finally:
+        params[P_KING_DANGER], params[P_KING_DANGER_SQ] = saved
+        engine.new_game()
+
+
 def test_mop_up_drives_the_bare_king_to_the_edge(engine: Engine) -> None:
     centre = engine.static_eval(Position("chess", "8/8/8/3k4/8/8/8/R3K3 w - - 0 1"))
     edge = engine.static_eval(Position("chess", "3k4/8/8/8/8/8/8/R3K3 w - - 0 1"))
