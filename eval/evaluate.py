@@ -83,6 +83,22 @@ def target_count(bb, c, m0, m1, c0, c1, occ0, occ1):
 
 
 @helper
+def pawn_sets(tab, bb):
+    """White's and Black's pawn-like pieces, words 0 and 1: (wp0, wp1, bp0, bp1)."""
+    wp0 = K.ZERO
+    wp1 = K.ZERO
+    bp0 = K.ZERO
+    bp1 = K.ZERO
+    for t in range(tab.cfg[CFG_NTYPES]):
+        if tab.pawnlike[t]:
+            wp0 |= bb[K.ROW_TYPE + t, 0] & bb[0, 0]
+            wp1 |= bb[K.ROW_TYPE + t, 1] & bb[0, 1]
+            bp0 |= bb[K.ROW_TYPE + t, 0] & bb[1, 0]
+            bp1 |= bb[K.ROW_TYPE + t, 1] & bb[1, 1]
+    return wp0, wp1, bp0, bp1
+
+
+@helper
 def is_passed(ev, c, sq, wp0, wp1, bp0, bp1):
     """No enemy pawn-like piece ahead of the colour-c piece on sq, on its file or a neighbouring one."""
     e0 = bp0 if c == 0 else wp0
@@ -121,16 +137,7 @@ def feature_rows(d, out):
     occ1 = bb[0, 1] | bb[1, 1]
     T = tab.cfg[CFG_NTYPES]
     R = tab.cfg[CFG_RANKS]
-    wp0 = K.ZERO
-    wp1 = K.ZERO
-    bp0 = K.ZERO
-    bp1 = K.ZERO
-    for t in range(T):
-        if tab.pawnlike[t]:
-            wp0 |= bb[K.ROW_TYPE + t, 0] & bb[0, 0]
-            wp1 |= bb[K.ROW_TYPE + t, 1] & bb[0, 1]
-            bp0 |= bb[K.ROW_TYPE + t, 0] & bb[1, 0]
-            bp1 |= bb[K.ROW_TYPE + t, 1] & bb[1, 1]
+    wp0, wp1, bp0, bp1 = pawn_sets(tab, bb)
     k = 0
     for t in range(T):
         if t == tab.cfg[CFG_ROYAL]:
@@ -225,18 +232,10 @@ def evaluate_terms(d, alpha, beta):
     occ1 = bb[0, 1] | bb[1, 1]
     T = tab.cfg[CFG_NTYPES]
     # pawn-like pieces of each colour (words 0 and 1), the phase and the material balance
-    wp0 = K.ZERO
-    wp1 = K.ZERO
-    bp0 = K.ZERO
-    bp1 = K.ZERO
+    wp0, wp1, bp0, bp1 = pawn_sets(tab, bb)
     npm = np.int64(0)
     mat = np.int64(0)
     for t in range(T):
-        if tab.pawnlike[t]:
-            wp0 |= bb[K.ROW_TYPE + t, 0] & bb[0, 0]
-            wp1 |= bb[K.ROW_TYPE + t, 1] & bb[0, 1]
-            bp0 |= bb[K.ROW_TYPE + t, 0] & bb[1, 0]
-            bp1 |= bb[K.ROW_TYPE + t, 1] & bb[1, 1]
         npm += (cnt[0, t] + cnt[1, t]) * ev.phase_w[t]
         mat += (cnt[0, t] - cnt[1, t]) * ev.value[t]
     total = ev.params[P_PHASE_TOTAL]
