@@ -25,8 +25,9 @@ from jitfish.movegen.kernels import Pos
 from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTYPES, CFG_RANKS, CFG_ROYAL, Tables
 
 from .network import nn_accumulator, nn_output
-from .tables import (MOB_N, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_MOPUP, P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PHASE_TOTAL,
-                     P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD, P_TEMPO, P_THREAT_PAWN, EvalTables)
+from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_MOPUP, P_MOPUP_MARGIN,
+                     P_NN_B2, P_NN_MODE, P_PAIR_TERMS, P_PHASE_TOTAL, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD,
+                     P_TEMPO, P_THREAT_PAWN, EvalTables)
 
 __all__ = ["EvalCache", "new_cache", "cache_for", "pack_eval", "unpack_eval", "evaluate", "static_eval", "EVAL_CACHE", "INF",
            "LAZY_MARGIN"]
@@ -245,7 +246,8 @@ def evaluate_terms(d, alpha, beta):
     if tab.cfg[CFG_ROYAL] < 0:
         k0 = -1
         k1 = -1
-    # Pass 1: square values and passed pawns
+    # Pass 1: square values, passed pawns, files
+    files_on = ev.params[P_FILE_TERMS] != 0
     mg = np.int64(0)
     eg = np.int64(0)
     for w in range(2):
@@ -261,19 +263,20 @@ def evaluate_terms(d, alpha, beta):
             if (pb != 0 or pm != 0) and is_passed(ev, (code - 1) & 1, sq, wp0, wp1, bp0, bp1):
                 mg += pm
                 eg += pb
-            t = (code - 1) >> 1
-            if ev.openf[t, 0] != 0 or ev.openf[t, 1] != 0 or ev.openf[t, 2] != 0 or ev.openf[t, 3] != 0:
-                fs = file_state(ev, tab, (code - 1) & 1, sq, wp0, wp1, bp0, bp1)
+            if files_on:
+                t = (code - 1) >> 1
+                fs = -1
+                if ev.openf[t, 0] != 0 or ev.openf[t, 1] != 0 or ev.openf[t, 2] != 0 or ev.openf[t, 3] != 0:
+                    fs = file_state(ev, tab, (code - 1) & 1, sq, wp0, wp1, bp0, bp1)
                 if fs >= 0:
                     sign = 1 if (code - 1) & 1 == 0 else -1
                     mg += sign * ev.openf[t, 2 * fs]
                     eg += sign * ev.openf[t, 2 * fs + 1]
     # pairs: two or more of a type (the bishop pair)
-    for t in range(T):
-        if ev.pair[t, 0] != 0 or ev.pair[t, 1] != 0:
-            both = (1 if cnt[0, t] >= 2 else 0) - (1 if cnt[1, t] >= 2 else 0)
-            mg += both * ev.pair[t, 0]
-            eg += both * ev.pair[t, 1]
+    for t in range(T if ev.params[P_PAIR_TERMS] != 0 else 0):
+        both = (1 if cnt[0, t] >= 2 else 0) - (1 if cnt[1, t] >= 2 else 0)
+        mg += both * ev.pair[t, 0]
+        eg += both * ev.pair[t, 1]
     # mop-up: drive the bare or pawnless weak king to the edge and bring the strong one near
     mu = ev.params[P_MOPUP]
     if mu != 0 and k0 >= 0 and k1 >= 0:

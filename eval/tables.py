@@ -81,7 +81,7 @@ front       (2, 128, 2) uint64  squares ahead on the same and neighbouring files
 zone        (128, 2) uint64     the squares one king step from a square
 shield      (2, 128, 2) uint64  the three squares in front of a square
 near        (128,) int64        steps from the board's edge ring towards the centre
-params      (16,) int64         P_* slots below
+params      (16,) int64         P_* slots below (P_FILE_TERMS, P_PAIR_TERMS: 1 where some type has them)
 ==========  ==================  ==============================================================
 """
 from __future__ import annotations
@@ -104,7 +104,8 @@ __all__ = ["EvalTables", "eval_tables", "tables_from", "variant_weights", "deriv
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
- P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2, P_KING_DANGER_SQ) = range(13)
+ P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2, P_KING_DANGER_SQ, P_FILE_TERMS,
+ P_PAIR_TERMS) = range(15)
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
               "king_attack", "passed", "psqt", "psqt_eg", "mobility_table", "mobility_table_eg", "passed_table",
@@ -436,6 +437,8 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     params[P_SHIELD] = int(w.get("pawn_shield", 0))
     params[P_KING_DANGER] = int(w.get("king_danger", 0))
     params[P_KING_DANGER_SQ] = int(w.get("king_danger_sq", 0))
+    params[P_FILE_TERMS] = int(openf.any())  # the evaluation skips these terms where no type has them
+    params[P_PAIR_TERMS] = int(pair.any())
     params[P_MOPUP] = int(w.get("mopup", 0))
     params[P_MOPUP_MARGIN] = int(w.get("mopup_margin", 300))
     params[P_THREAT_PAWN] = int(w.get("threat_pawn", 0))
@@ -451,8 +454,8 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
         nn_w1, nn_b1, nn_w2 = net.w1, net.b1, net.w2
         params[P_NN_MODE] = MODES[net.mode]
         params[P_NN_B2] = net.b2
-    return EvalTables(psq, psq_eg, passed, passed_mg, value, mobility, mob_mg, mob_eg, pair, openf, filemask, katt, phase_w, front, zone, shield,
-                      near_t, params, nn_idx, nn_w1, nn_b1, nn_w2)
+    return EvalTables(psq, psq_eg, passed, passed_mg, value, mobility, mob_mg, mob_eg, pair, openf, filemask, katt,
+                      phase_w, front, zone, shield, near_t, params, nn_idx, nn_w1, nn_b1, nn_w2)
 
 
 def without_network(ev: EvalTables) -> EvalTables:
