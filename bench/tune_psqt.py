@@ -532,10 +532,6 @@ def _add(old: Any, new: Any) -> Any:
     return [old[min(i, len(old) - 1)] + new[min(i, len(new) - 1)] for i in range(n)]
 
 
-_EG_OF = {"mobility_table_eg": "mobility_table", "passed_table_eg": "passed_table", "pair_eg": "pair",
-          "open_file_eg": "open_file", "half_open_file_eg": "half_open_file"}
-
-
 def write_tables(variant: str, mg: np.ndarray, eg: np.ndarray, header: list[str],
                  terms: dict[int, dict[str, Any]] | None = None) -> Path:
     """Store the tables (added to those already in the file) in ``<variant>.psqt.toml`` beside
@@ -557,7 +553,7 @@ def write_tables(variant: str, mg: np.ndarray, eg: np.ndarray, header: list[str]
         b = np.asarray(prev.get("psqt_eg", prev.get("psqt", [0] * (F * R)))) + eg[t]
         keys = {}
         for key in evtables.TABLE_KEYS[2:]:  # the old values, an _eg key defaulting to its middlegame one
-            old_v = prev.get(key, prev.get(_EG_OF.get(key, key)))
+            old_v = prev.get(key, prev.get(key.removesuffix("_eg")))
             if old_v is not None:
                 keys[key] = old_v
         old_keys = dict(keys)

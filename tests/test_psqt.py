@@ -2,6 +2,8 @@
 ``bench/tune_psqt.py`` (its features are the kernel's taper; its optimiser recovers known tables)."""
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,7 @@ from jitfish.bench import tune, tune_psqt
 from jitfish.engine import Engine
 from jitfish.eval import tables as E
 from jitfish.movegen import Position, load_variant
+from positions import random_walk
 
 
 @pytest.fixture
@@ -133,10 +136,7 @@ def test_texel_check_scores_a_change_against_labels_made_with_it(tmp_path, capsy
     """bench/texel_check.py: labels made from the evaluation with tempo 60 and king_danger 0;
     that candidate must come out with the least error, today's weights and a change the other
     way worse, and the weights must be left as they were."""
-    import random
-
     from jitfish.bench import texel_check
-    from positions import random_walk
 
     variant = load_variant("chess")
     weights, path = E.variant_weights(variant)
@@ -216,7 +216,8 @@ def test_the_term_features_are_the_kernels(weights_dir, variant) -> None:
     # by the kernel give the fitted sum
     v = load_variant(variant)
     fens = FENS + ["4k3/1p6/8/P1P5/8/8/3P4/R3K2R w - - 0 30", "r3k3/8/1b1b4/8/8/8/PP3PPP/R1B1K1B1 b - - 0 30"] \
-        if variant == "chess" else [Position(variant).fen()] + [_walk(variant, n) for n in (12, 30, 60, 120)]
+        if variant == "chess" else [Position(variant).fen()] + [
+        random_walk(Position(variant), random.Random(n), n).fen() for n in (12, 30, 60, 120)]
     X = tune_psqt.features(variant, fens, symmetric=False, progress=False, terms=tune_psqt.TERMS)
     assert all((X.seen[name] >= 0).any() for name in ("mobility", "passed", "file")), X.seen
     if variant == "chess":
@@ -280,18 +281,6 @@ def test_pair_and_file_terms_in_a_weight_file(weights_dir) -> None:
     E._CACHE.clear()
     with pytest.raises(ValueError, match=r"pieces\.N: passed_table is for pawn-like pieces"):
         _static(fen)
-
-
-def _walk(variant: str, plies: int) -> str:
-    import random
-    p = Position(variant)
-    rng = random.Random(plies)
-    for _ in range(plies):
-        moves = p.legal_moves()
-        if not moves or p.outcome() is not None:
-            break
-        p.push(rng.choice(moves))
-    return p.fen()
 
 
 def test_the_mobility_fit_is_smooth_with_smoothing() -> None:
