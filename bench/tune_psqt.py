@@ -1,5 +1,5 @@
 """Learned piece-square tables: fit a table per piece type (middlegame and endgame) on
-positions from real games, labelled by Fairy-Stockfish's search.
+positions from real games, labelled by Fairy-Stockfish (its search, or its static evaluation).
 
     python -m jitfish.bench.tune_psqt --variant chess --positions 12000 --seed 1 --label-depth 8 [--write]
 
@@ -12,7 +12,8 @@ positions from real games, labelled by Fairy-Stockfish's search.
    label ``y = sigmoid(score)`` (``1 / (1 + 10**(-score/400))``), blended with the game's result by
    ``--result-weight``.  Positions where its best move is a capture or a promotion (not quiet:
    the static evaluation cannot see it) or where it sees a mate or more than ``--max-score``
-   are dropped.
+   are dropped.  ``--label-static``: the label is Fairy-Stockfish's static evaluation instead (its
+   ``eval`` command, about 3000 positions a second), with its depth-1 move for the same filter.
 3. Fit (numpy): the evaluation is the full static evaluation of today's weights
    (``Engine.static_eval``) as a fixed offset, plus, for every piece, its table's middlegame and
    endgame value on its square (Black's square mirrored top to bottom) and, with ``--terms``,
@@ -43,6 +44,8 @@ import argparse
 import glob
 import math
 import random
+import re
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -65,7 +68,7 @@ from jitfish.protocol.client import EngineConfig, GoRequest, Limits, open_engine
 from . import tune
 from .tune import texel_error, win_prob
 
-__all__ = ["Sample", "pgn_positions", "selfplay_positions", "label", "load", "load_quiet", "Features", "features",
+__all__ = ["Sample", "pgn_positions", "selfplay_positions", "label", "label_static", "load", "load_quiet", "Features", "features",
            "fit_k", "fit_tables", "tables_of", "terms_of", "write_tables", "TERMS", "main"]
 
 GAMES_DIR = Path(__file__).resolve().parent / "games"
@@ -211,6 +214,64 @@ def label(variant: str, samples: list[Sample], fsf: str, depth: int | None, node
     finally:
         eng.quit()
     print(f"labelled {len(out)} quiet positions ({dropped} dropped: capture, promotion, mate or "
+          f"|score| > {max_score})", file=sys.stderr)
+    return out
+
+
+def label_static(variant: str, samples: list[Sample], fsf: str, max_score: int, wanted: int) -> list[Sample]:
+    """Label each position with Fairy-Stockfish's static evaluation (its ``eval`` command: the
+    classical evaluation's "Total evaluation", pawns from White's side, times 100) until ``wanted``
+    quiet ones are labelled; its depth-1 move is the best move of the quiet filter.  No search
+    score: the tables learn what Fairy-Stockfish's evaluation knows, not the tactics its search
+    finds (which a static evaluation cannot see).  About 3000 positions a second."""
+    proc = subprocess.Popen([fsf], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, bufsize=1)
+    out: list[Sample] = []
+    dropped = 0
+
+    def send(text: str) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(text)
+        proc.stdin.flush()
+
+    def lines():
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            yield line
+        raise ValueError(f"{fsf} stopped answering")
+
+    try:
+        send(f"uci\nsetoption name Threads value 1\nsetoption name UCI_Variant value {variant}\nisready\n")
+        for line in lines():
+            if line.startswith("readyok"):
+                break
+        bar = tqdm(total=wanted, desc="labels (fairy-stockfish eval)", unit="pos", file=sys.stderr)
+        for s in samples:
+            if len(out) >= wanted:
+                break
+            send(f"position fen {s.fen}\neval\ngo depth 1\n")
+            score = None
+            move = ""
+            for line in lines():
+                if line.startswith("Total evaluation"):
+                    m = re.search(r"(-?\d+(?:\.\d+)?)", line.split(":", 1)[1])
+                    score = round(float(m.group(1)) * 100) if m else None
+                elif line.startswith("bestmove"):
+                    move = line.split()[1] if len(line.split()) > 1 else ""
+                    break
+            if score is None or abs(score) > max_score or not move or not _quiet(variant, s.fen, move):
+                dropped += 1
+                continue
+            out.append(Sample(s.fen, s.result, float(score), move, s.game))
+            bar.update(1)
+        bar.close()
+    finally:
+        try:
+            send("quit\n")
+        except OSError:
+            pass
+        proc.wait(timeout=10)
+    print(f"labelled {len(out)} quiet positions ({dropped} dropped: capture, promotion, no evaluation or "
           f"|score| > {max_score})", file=sys.stderr)
     return out
 
@@ -594,6 +655,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fsf", default=FSF, help="the labelling engine (UCI)")
     ap.add_argument("--label-depth", type=int, default=8, help="its search depth per position")
     ap.add_argument("--label-nodes", type=int, help="its node limit per position (instead of a depth)")
+    ap.add_argument("--label-static", action="store_true",
+                    help="label with fairy-stockfish's static evaluation (its eval command), not a search")
     ap.add_argument("--max-score", type=int, default=1500, help="drop positions it scores beyond this (cp)")
     ap.add_argument("--result-weight", type=float, default=0.0,
                     help="weight of the game's result in the label (0: search score only)")
@@ -619,8 +682,11 @@ def main(argv: list[str] | None = None) -> int:
             samples, labelled_by = load_quiet(args.load, variant, args.max_score, args.positions)
         else:
             pool = collect(variant, args)
-            samples = label(variant, pool, args.fsf, None if args.label_nodes else args.label_depth,
-                            args.label_nodes, args.max_score, args.positions or 12000)
+            if args.label_static:
+                samples = label_static(variant, pool, args.fsf, args.max_score, args.positions or 12000)
+            else:
+                samples = label(variant, pool, args.fsf, None if args.label_nodes else args.label_depth,
+                                args.label_nodes, args.max_score, args.positions or 12000)
             labelled_by = ""
     except (OSError, ValueError) as e:
         print(f"Error: {e}", file=sys.stderr)

@@ -285,3 +285,16 @@ def movelist_diff(ours: list[str], theirs: list[str], oracle: str) -> str:
     return (f"only ours: {sorted(a - b)}; only {oracle}: {sorted(b - a)}"
             + ("; duplicates in ours" if len(ours) != len(a) else ""))
 
+
+
+def fairy_stockfish_path() -> str:
+    """Debian's fairy-stockfish engine (``tests/install-peers.sh`` installs it); a test that needs it
+    fails, not skips, without it."""
+    import shutil
+
+    import pytest
+
+    path = shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish"
+    if not os.path.exists(path):
+        pytest.fail("fairy-stockfish is not installed: apt-get install -y fairy-stockfish (.ci/run installs it)")
+    return path

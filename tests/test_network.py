@@ -15,6 +15,7 @@ from jitfish.eval import network as N
 from jitfish.eval import tables as E
 from jitfish.eval.evaluate import fifty_scaled
 from jitfish.movegen import Position, load_variant
+from oracles import fairy_stockfish_path
 from jitfish.movegen import kernels as K
 from jitfish.movegen.tables import CFG_FIFTY
 
@@ -162,15 +163,6 @@ def test_trainer_fits_material(tmp_path):
     assert abs(train_nnue._qloss(net, te, t) - hist[-1][1]) < 0.01
 
 
-def _fsf() -> str:
-    import os
-    import shutil
-    path = shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish"
-    if not os.path.exists(path):
-        pytest.fail("fairy-stockfish is not installed: apt-get install -y fairy-stockfish (.ci/run installs it)")
-    return path
-
-
 @pytest.mark.parametrize("variant", ["chess", "courier"])
 def test_nnue_data_writes_labelled_games(tmp_path, variant):
     """Two short Fairy-Stockfish self-play games: every line reads back as a sample of a legal
@@ -180,7 +172,7 @@ def test_nnue_data_writes_labelled_games(tmp_path, variant):
     from jitfish.bench.tune_psqt import load
     out = tmp_path / "d.txt"
     args = ["--variant", variant, "--games", "2", "--nodes", "300", "--max-plies", "40", "--seed", "5",
-            "--fsf", _fsf(), "--out", str(out)]
+            "--fsf", fairy_stockfish_path(), "--out", str(out)]
     assert nnue_data.main(args) == 0
     first = out.read_text()
     samples = load(out)

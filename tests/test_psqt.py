@@ -11,6 +11,7 @@ from jitfish.bench import tune, tune_psqt
 from jitfish.engine import Engine
 from jitfish.eval import tables as E
 from jitfish.movegen import Position, load_variant
+from oracles import fairy_stockfish_path
 from positions import random_walk
 
 
@@ -304,3 +305,26 @@ def test_the_mobility_fit_is_smooth_with_smoothing() -> None:
     smooth = tune_psqt.fit_tables(X, y, 1.0, 1e-4, smooth=100.0)
     cols_t1 = [X.col("mobility", 0, 1, n) for n in range(6)]
     assert np.abs(np.diff(smooth[cols_t1])).sum() < np.abs(np.diff(rough[cols_t1])).sum() / 2
+
+
+@pytest.mark.parametrize("variant", ["chess", "courier"])
+def test_static_labels_are_fairy_stockfishs_evaluation_from_whites_side(variant) -> None:
+    """--label-static: a side a rook up is scored so from White's side whoever is to move, the
+    colour-mirrored position gets the opposite score, and a capture as best move drops the position."""
+    if variant == "chess":
+        up = "4k3/pppppppp/8/8/8/8/PPPPPPPP/R3K3 w - - 0 1"  # White a rook up
+        mirrored = "r3k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 b - - 0 1"
+        hanging = "4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1"  # Rxd5 wins the queen
+    else:
+        up = "5k6/1ppppp1pppp1/12/12/12/12/1PPPPP1PPPP1/R4K6 w - - 0 1"
+        mirrored = "r4k6/1ppppp1pppp1/12/12/12/12/1PPPPP1PPPP1/5K6 b - - 0 1"
+        hanging = "5k6/12/12/3r8/12/12/12/3R1K6 w - - 0 1"
+    samples = [tune_psqt.Sample(f, 0.5, game=i) for i, f in enumerate([up, up.replace(" w ", " b "), mirrored, hanging])]
+    out = tune_psqt.label_static(variant, samples, fairy_stockfish_path(), max_score=3000, wanted=10)
+    by_fen = {s.fen: s for s in out}
+    assert hanging not in by_fen  # its best move is a capture
+    assert by_fen[up].score > 300 and by_fen[up.replace(" w ", " b ")].score > 300
+    assert by_fen[mirrored].score < -300
+    assert abs(by_fen[up].score + by_fen[mirrored].score) <= 60  # the same position but for colours and tempo
+    for s in out:
+        assert tune_psqt.quiet_move(Position(variant, s.fen), s.best)
