@@ -328,3 +328,29 @@ def test_static_labels_are_fairy_stockfishs_evaluation_from_whites_side(variant)
     assert abs(by_fen[up].score + by_fen[mirrored].score) <= 60  # the same position but for colours and tempo
     for s in out:
         assert tune_psqt.quiet_move(Position(variant, s.fen), s.best)
+
+
+def test_the_material_fit_recovers_tapered_values() -> None:
+    from jitfish.bench.eval_compare import material_fit
+    rng = np.random.default_rng(5)
+    counts = rng.integers(-2, 3, size=(3000, 4)).astype(float)
+    phase = rng.random(3000)
+    mg, eg = np.array([100.0, 320, 330, 500]), np.array([130.0, 280, 300, 540])
+    y = (counts * (mg * phase[:, None] + eg * (1 - phase)[:, None])).sum(axis=1) + 7 + rng.normal(0, 5, 3000)
+    fmg, feg, r2 = material_fit(counts, phase, y)
+    assert np.abs(fmg - mg).max() < 3 and np.abs(feg - eg).max() < 3 and r2 > 0.99
+
+
+def test_eval_compare_prints_both_evaluations(capsys) -> None:
+    """A small run on committed games against the installed fairy-stockfish."""
+    from jitfish.bench import eval_compare
+    pgn = str(tune_psqt.GAMES_DIR / "strength" / "s9_fsf_courier.pgn")
+    assert eval_compare.main(["--variant", "courier", "--pgn", pgn, "--positions", "300", "--fsf",
+                              fairy_stockfish_path()]) == 0
+    out = capsys.readouterr().out
+    corr = float(out.split("correlation ")[1].split()[0])
+    assert 0.0 < corr <= 1.0
+    rows = [line for line in out.splitlines() if line.strip().startswith(("fairy-stockfish, ", "jitfish, "))]
+    assert len(rows) == 4
+    # jitfish's own material fit must find its pawn worth something positive in the endgame
+    assert float(rows[3].split()[2]) > 0
