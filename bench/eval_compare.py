@@ -6,7 +6,7 @@
    ``--skip-plies`` not in check, at most ``--per-game`` a game, unique, in a seeded order).
 2. Fairy-stockfish's side: its ``eval`` command (``tune_psqt --label-static``: the classical
    evaluation's total, White's side; positions whose depth-1 move is not quiet are dropped).
-   jitfish's side: ``Engine.static_eval`` of today's weights, turned to White's side.
+   jitfish's side: the static evaluation of today's weights, White's side (``texel_check``'s).
 3. Prints the correlation of the two where both lie within ``--max-score``, and what each pays
    for material: a least-squares fit of each evaluation to the piece-count differences (White
    minus Black), a middlegame and an endgame value per piece type, tapered as the kernel tapers
@@ -21,16 +21,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 import numpy as np
 
-from jitfish.engine import Engine
 from jitfish.eval import eval_tables
 from jitfish.eval.evaluate import P_PHASE_TOTAL
 from jitfish.movegen import Position, load_spec, load_variant
 
 from . import tune_psqt
+from .texel_check import white_evals
 
 __all__ = ["compare", "material_fit", "main"]
 
@@ -48,16 +47,14 @@ def material_fit(counts: np.ndarray, phase: np.ndarray, y: np.ndarray) -> tuple[
 
 def compare(variant: str, samples: list[tune_psqt.Sample], max_score: int, fit_max: int = 1500) -> dict:
     """The two evaluations (White's side) of the labelled samples and their comparison."""
-    eng = Engine(hash_mb=1)
     ev = eval_tables(load_variant(variant))
     total = int(ev.params[P_PHASE_TOTAL])
     ntypes = len(load_spec(variant).letters)
-    fsf, jf, counts, phase = [], [], [], []
-    for s in samples:
-        pos = Position(variant, s.fen)
-        v = eng.static_eval(pos)
-        jf.append(v if pos.turn == 0 else -v)
-        fsf.append(s.score)
+    positions = [Position(variant, s.fen) for s in samples]
+    fsf = [s.score for s in samples]
+    jf = white_evals(positions, ev)
+    counts, phase = [], []
+    for pos in positions:
         cnt = pos.pos.cnt
         counts.append([int(cnt[0, t]) - int(cnt[1, t]) for t in range(ntypes)])
         npm = sum((int(cnt[0, t]) + int(cnt[1, t])) * int(ev.phase_w[t]) for t in range(ntypes))
