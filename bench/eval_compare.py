@@ -10,9 +10,10 @@
 3. Prints the correlation of the two where both lie within ``--max-score``, and what each pays
    for material: a least-squares fit of each evaluation to the piece-count differences (White
    minus Black), a middlegame and an endgame value per piece type, tapered as the kernel tapers
-   (the phase from the non-pawn material), on the positions where both lie within ``--fit-max``,
-   with the share of the evaluation's variance the fit explains (R2).  The counts go with other advantages in real games, so the fitted values are
-   what an evaluation pays for material in those positions, not piece values to copy.
+   (``tune_psqt.kernel_phase``), on the positions where both lie within ``--fit-max``,
+   with the share of the evaluation's variance the fit explains (R2).  The counts go with other
+   advantages in real games, so the fitted values are what an evaluation pays for material in
+   those positions, not piece values to copy.
 
 It shows where two evaluations part before any match is played (bench/RESULTS.md, eleventh
 session).  Every number comes from the command line.
@@ -25,7 +26,6 @@ import sys
 import numpy as np
 
 from jitfish.eval import eval_tables
-from jitfish.eval.evaluate import P_PHASE_TOTAL
 from jitfish.movegen import Position, load_spec, load_variant
 
 from . import tune_psqt
@@ -48,19 +48,12 @@ def material_fit(counts: np.ndarray, phase: np.ndarray, y: np.ndarray) -> tuple[
 def compare(variant: str, samples: list[tune_psqt.Sample], max_score: int, fit_max: int = 1500) -> dict:
     """The two evaluations (White's side) of the labelled samples and their comparison."""
     ev = eval_tables(load_variant(variant))
-    total = int(ev.params[P_PHASE_TOTAL])
-    ntypes = len(load_spec(variant).letters)
+    ntypes = len(ev.value)
     positions = [Position(variant, s.fen) for s in samples]
-    fsf = [s.score for s in samples]
-    jf = white_evals(positions, ev)
-    counts, phase = [], []
-    for pos in positions:
-        cnt = pos.pos.cnt
-        counts.append([int(cnt[0, t]) - int(cnt[1, t]) for t in range(ntypes)])
-        npm = sum((int(cnt[0, t]) + int(cnt[1, t])) * int(ev.phase_w[t]) for t in range(ntypes))
-        phase.append(min(npm, total) / total if total > 0 else 0.0)
-    f, j = np.array(fsf, float), np.array(jf, float)
-    c, p = np.array(counts, float), np.array(phase, float)
+    f = np.array([s.score for s in samples], float)
+    j = white_evals(positions, ev)
+    c = np.array([pos.pos.cnt[0, :ntypes] - pos.pos.cnt[1, :ntypes] for pos in positions], float)
+    p = np.array([tune_psqt.kernel_phase(ev, pos.pos.cnt) / 256 for pos in positions])
     keep = (np.abs(f) <= max_score) & (np.abs(j) <= max_score)
     out = {"positions": len(samples), "kept": int(keep.sum()),
            "corr": float(np.corrcoef(f[keep], j[keep])[0, 1]) if keep.sum() > 2 else float("nan")}

@@ -69,7 +69,7 @@ from . import tune
 from .tune import texel_error, win_prob
 
 __all__ = ["Sample", "pgn_positions", "selfplay_positions", "label", "label_static", "load", "load_quiet", "Features", "features",
-           "fit_k", "fit_tables", "tables_of", "terms_of", "write_tables", "TERMS", "main"]
+           "kernel_phase", "fit_k", "fit_tables", "tables_of", "terms_of", "write_tables", "TERMS", "main"]
 
 GAMES_DIR = Path(__file__).resolve().parent / "games"
 FSF = "/usr/games/fairy-stockfish"
@@ -377,6 +377,15 @@ _SMOOTH = ("mobility", "passed")  # terms whose neighbouring entries are pulled 
 _KIND = {FEAT_MOBILITY: "mobility", FEAT_PASSED: "passed", FEAT_FILE: "file"}
 
 
+def kernel_phase(ev, cnt: np.ndarray) -> int:
+    """The evaluation kernel's game phase, 256 (every piece) .. 0 (none), from the piece counts
+    ``cnt`` (colour x type): the non-pawn material (``phase_w``), capped at the start's total."""
+    T = ev.phase_w.shape[0]
+    npm = int(((cnt[0, :T] + cnt[1, :T]) * ev.phase_w).sum())
+    total = int(ev.params[evtables.P_PHASE_TOTAL])
+    return min(npm, total) * 256 // total
+
+
 def features(variant: str, fens: list[str], symmetric: bool = True, progress: bool = True,
              terms: tuple[str, ...] = (), squares: bool = True) -> Features:
     """The fit's design for the positions (see ``Features``), the phase and 50-move factor as the
@@ -391,7 +400,6 @@ def features(variant: str, fens: list[str], symmetric: bool = True, progress: bo
     T = len(ev.value)
     H = (F + 1) // 2 if symmetric else F
     S = R * H
-    total = int(ev.params[evtables.P_PHASE_TOTAL])
     fifty = int(v.tables.cfg[CFG_FIFTY])
     eng = Engine(hash_mb=1)
     rows, cols, vals = [], [], []
@@ -418,8 +426,7 @@ def features(variant: str, fens: list[str], symmetric: bool = True, progress: bo
         val = eng.static_eval(pos)
         base[i] = val if pos.turn == 0 else -val
         cnt = pos.pos.cnt
-        npm = int(((cnt[0, :T] + cnt[1, :T]) * ev.phase_w).sum())
-        phase = min(npm, total) * 256 // total
+        phase = kernel_phase(ev, cnt)
         half = int(st[K.ST_HALF])
         scale = (2 * fifty - min(half, fifty)) / (2 * fifty) if fifty > 0 and half > 0 else 1.0
         board = pos.pos.board

@@ -286,7 +286,6 @@ def movelist_diff(ours: list[str], theirs: list[str], oracle: str) -> str:
             + ("; duplicates in ours" if len(ours) != len(a) else ""))
 
 
-
 def fairy_stockfish_path() -> str:
     """Debian's fairy-stockfish engine (``tests/install-peers.sh`` installs it); a test that needs it
     fails, not skips, without it."""

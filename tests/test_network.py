@@ -15,9 +15,9 @@ from jitfish.eval import network as N
 from jitfish.eval import tables as E
 from jitfish.eval.evaluate import fifty_scaled
 from jitfish.movegen import Position, load_variant
-from oracles import fairy_stockfish_path
 from jitfish.movegen import kernels as K
 from jitfish.movegen.tables import CFG_FIFTY
+from oracles import fairy_stockfish_path
 
 SEEDS = ["chess", "courier", "modcourier", "cowsandbutterflies", "cleopatra"]
 
