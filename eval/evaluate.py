@@ -599,7 +599,7 @@ def evaluate_terms(d, alpha, beta):
     if sf:
         nkw += K.popcount(A[T + 2, 0, 0] & z10) + K.popcount(A[T + 2, 0, 1] & z11)
         nkb += K.popcount(A[T + 2, 1, 0] & z00) + K.popcount(A[T + 2, 1, 1] & z01)
-        md = mob_mg * 256 // sfs  # White's mobility minus Black's, in Stockfish's units
+        md = sdiv(mob_mg * 256, sfs)  # White's mobility minus Black's, in Stockfish's units
         kw_mg, kw_eg = sf_king(tab, ev, bb, cnt, A, 0, k0, T, royal, nkb, wkb, acb, -md)
         kb_mg, kb_eg = sf_king(tab, ev, bb, cnt, A, 1, k1, T, royal, nkw, wkw, acw, md)
         tw_mg, tw_eg = sf_threats(tab, ev, bb, pos.board, A, 0, T, royal, wp0, wp1, bp0, bp1)
