@@ -13,6 +13,8 @@ key, val    (2**k,) uint64,     the evaluation cache: Zobrist key and complete e
             int64               (before the 50-move scaling, which the key does not hold)
 acc         (256, 2, H) int64   the network's accumulators, one per ring slot (``network.py``)
 acc_key     (256,) uint64       the Zobrist key of the position each slot's accumulator is for
+att         (24, 2, 2) uint64   scratch: attacks by type and colour, all, twice, by pawn-like
+                                pieces (``sf_king``, ``sf_threats``; rewritten by each evaluation)
 ==========  ==================  ==============================================================
 """
 from __future__ import annotations

@@ -42,6 +42,28 @@ start position's).  Keys:
 - ``threat_pawn``: per piece (not pawn-like, not royal) that an enemy pawn-like piece
   attacks; ``hanging``: per such piece attacked by any other enemy piece and defended by none
   of its own (both counted for each side, middlegame and endgame alike).
+- ``sf_scale``: Stockfish's king safety and threats (``sf_king``, ``sf_threats`` in
+  evaluate.py, after Stockfish 11 and Fairy-Stockfish's classical evaluation), computed in
+  Stockfish's internal units and added at ``sf_scale`` / 256 of them (102, about 0.4, brings
+  a Stockfish knight of 781 to a jitfish knight of about 320); 0 switches them off.  King
+  danger of a side: the attackers of its king zone times the sum of their
+  ``king_attack_weight``, 185 per zone square the enemy attacks and it guards at most once
+  (or only with the king), 148 per square from which an enemy piece could check if that square
+  is not safe, 69 per enemy attack on a square next to the king, the attacks on the king's
+  flank (3 n^2 / 8, and 8 each in the middlegame), the enemy's mobility minus its own, minus 4
+  per own attack on the flank, plus 37; plus, for each enemy type that can check from a safe
+  square (not guarded, or guarded once and attacked twice), ``safe_check`` (``[one square,
+  more]``); minus ``king_no_major`` when the enemy has no piece of value ``king_major_value``
+  or more (a queen in chess).  Above 100 units it costs ``d * min(d, 3500) / 4096`` in the
+  middlegame and ``d / 16`` in the endgame; a king on a flank with no pawn-like piece costs
+  (17, 95).  Threats of a side: an enemy piece that is attacked and not strongly protected (by
+  a pawn-like piece, or twice when attacked at most once), or a non-pawn piece defended that
+  way, attacked by a piece of ``threat_class = "minor"`` earns the victim's ``threat_minor``
+  (``[mg, eg]``); a weak one attacked by a ``"rook"`` its ``threat_rook``; (24, 89) when the
+  king attacks a weak piece; (69, 36) per weak piece that is undefended or a non-pawn piece
+  attacked twice; 7 per enemy-attacked square it also attacks that is not strongly protected;
+  (173, 94) per non-pawn piece attacked by a pawn-like piece standing safe.  The numbers in
+  this paragraph are Stockfish's, in the kernel; what depends on the pieces is in the weights.
 - ``psqt``, ``psqt_eg`` (in ``[pieces.X]``): a learned piece-square table, one integer per
   square of the board from White's side (a1 first, rank by rank: ``files * ranks`` numbers),
   added to the square values above in the middlegame and the endgame (``psqt_eg`` defaults to
@@ -81,7 +103,14 @@ front       (2, 128, 2) uint64  squares ahead on the same and neighbouring files
 zone        (128, 2) uint64     the squares one king step from a square
 shield      (2, 128, 2) uint64  the three squares in front of a square
 near        (128,) int64        steps from the board's edge ring towards the centre
-params      (16,) int64         P_* slots below (P_FILE_TERMS, P_PAIR_TERMS: 1 where some type has them)
+params      (32,) int64         P_* slots below (P_FILE_TERMS, P_PAIR_TERMS: 1 where some type has them)
+kaw         (T,) int64          king_attack_weight
+safe_check  (T, 2) int64        safe_check (one square, more)
+tclass      (T,) int64          threat_class: 0 none, 1 minor, 2 rook
+tminor      (T, 2) int64        threat_minor (mg, eg) of the type as the victim
+trook       (T, 2) int64        threat_rook (mg, eg), the same way
+flank       (16, 2) uint64      the king flank of a king on each file
+camp        (2, 2) uint64       each side's camp (its half of the board and a rank beyond)
 ==========  ==================  ==============================================================
 """
 from __future__ import annotations

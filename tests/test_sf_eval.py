@@ -181,3 +181,17 @@ def test_sf_terms_match_a_python_reading_of_their_definitions(seed: int) -> None
         nonzero += abs(want) > 20
     assert nonzero > 30  # the positions exercise the terms
 
+
+
+@pytest.mark.parametrize("key, value, words", [("threat_class", '"queen"', "threat_class"),
+                                               ("safe_check", "[1, 2, 3]", "safe_check"),
+                                               ("king_attack_weight", '"many"', "king_attack_weight")])
+def test_bad_sf_keys_are_refused_with_their_name(key: str, value: str, words: str) -> None:
+    from jitfish.eval import tables as E
+    import tomllib
+    variant = load_variant("chess")
+    w, _path = variant_weights(variant)
+    w = copy.deepcopy(w)
+    w["pieces"]["N"][key] = tomllib.loads(f"x = {value}")["x"]
+    with pytest.raises(ValueError, match=words):
+        E.tables_from(variant, w)
