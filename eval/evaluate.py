@@ -13,6 +13,8 @@ key, val    (2**k,) uint64,     the evaluation cache: Zobrist key and complete e
             int64               (before the 50-move scaling, which the key does not hold)
 acc         (256, 2, H) int64   the network's accumulators, one per ring slot (``network.py``)
 acc_key     (256,) uint64       the Zobrist key of the position each slot's accumulator is for
+att         (24, 2, 2) uint64   scratch: attacks by type and colour, all, twice, by pawn-like
+                                pieces (``sf_king``, ``sf_threats``; rewritten by each evaluation)
 ==========  ==================  ==============================================================
 """
 from __future__ import annotations
@@ -26,7 +28,8 @@ from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTY
 
 from .network import nn_accumulator, nn_output
 from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_MOPUP, P_MOPUP_MARGIN,
-                     P_NN_B2, P_NN_MODE, P_PAIR_TERMS, P_PHASE_TOTAL, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD,
+                     P_NN_B2, P_NN_MODE, P_KS_MAJOR_VALUE, P_KS_NO_MAJOR, P_PAIR_TERMS, P_PHASE_TOTAL,
+                     P_SF_SCALE, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD,
                      P_TEMPO, P_THREAT_PAWN, EvalTables)
 
 __all__ = ["EvalCache", "new_cache", "cache_for", "pack_eval", "unpack_eval", "evaluate", "static_eval", "EVAL_CACHE", "INF",
@@ -36,7 +39,8 @@ INF = 32000  # beyond every score (the search's window bound too)
 EVAL_CACHE = 1 << 16  # entries of the evaluation cache
 LAZY_MARGIN = 300  # quiescence skips mobility and king safety this far outside its window
 
-EvalCache = array_tuple("EvalCache", "key:u1 val:i1 acc:i3 acc_key:u1")
+EvalCache = array_tuple("EvalCache", "key:u1 val:i1 acc:i3 acc_key:u1 att:u3")
+SF_ROWS = 24  # rows of the attack scratch (``EvalCache.att``): a row per type, then all, twice, pawn-like
 pack_eval, unpack_eval = bundle(Pos, Tables, EvalTables, EvalCache)
 
 
@@ -44,7 +48,8 @@ def new_cache(size: int = EVAL_CACHE, hidden: int = 1) -> EvalCache:
     """An empty evaluation cache (``size`` a power of two) with accumulators for a network of
     ``hidden`` units (``EvalTables.nn_b1.shape[0]``; 1 when the variant has none)."""
     return EvalCache(np.zeros(size, np.uint64), np.zeros(size, np.int64),
-                     np.zeros((K.DIRTY_RING, 2, hidden), np.int64), np.zeros(K.DIRTY_RING, np.uint64))
+                     np.zeros((K.DIRTY_RING, 2, hidden), np.int64), np.zeros(K.DIRTY_RING, np.uint64),
+                     np.zeros((SF_ROWS, 2, 2), np.uint64))
 
 
 def cache_for(cache: EvalCache | None, ev: EvalTables) -> EvalCache:
@@ -188,6 +193,171 @@ def fifty_scaled(s: int, half: int, fifty: int) -> int:
         return num // den if num >= 0 else -((-num) // den)
     return s
 
+# Stockfish's king safety and threats, in Stockfish's internal units (a pawn is 128 in the
+# middlegame, 213 in the endgame; ``sf_scale`` per 256 brings them to centipawns; tables.py).
+# The constants are Stockfish's; what depends on the pieces is data (``king_attack_weight``,
+# ``safe_check``, ``threat_class``, ``threat_minor``, ``threat_rook`` in the weight files).
+SF_WEAK_RING = 185
+SF_UNSAFE_CHECK = 148
+SF_KING_ATTACKS = 69
+SF_FLANK_DEFENCE = 4
+SF_DANGER_OFFSET = 37
+SF_FLANK_ATTACK_MG = 8
+SF_PAWNLESS_FLANK_MG = 17
+SF_PAWNLESS_FLANK_EG = 95
+SF_THREAT_KING_MG = 24
+SF_THREAT_KING_EG = 89
+SF_HANGING_MG = 69
+SF_HANGING_EG = 36
+SF_RESTRICTED = 7
+SF_SAFE_PAWN_MG = 173
+SF_SAFE_PAWN_EG = 94
+
+
+@helper
+def sf_king(tab, ev, bb, cnt, A, k, ksq, T, royal, nk, wk, ac, mobdiff):
+    """(mg, eg) cost to colour k of the danger to its royal piece on ksq, Stockfish's shape
+    (``A``: the attack scratch; nk, wk, ac: the attackers of k's king zone, their summed
+    ``king_attack_weight``, their attacks on the squares next to it; mobdiff: the attacker's
+    mobility minus k's, middlegame, Stockfish's units)."""
+    ALL = T
+    TWO = T + 1
+    them = 1 - k
+    occ0 = bb[0, 0] | bb[1, 0]
+    occ1 = bb[0, 1] | bb[1, 1]
+    kr0 = A[royal, k, 0]
+    kr1 = A[royal, k, 1]
+    weak0 = A[ALL, them, 0] & ~A[TWO, k, 0] & (~A[ALL, k, 0] | kr0)
+    weak1 = A[ALL, them, 1] & ~A[TWO, k, 1] & (~A[ALL, k, 1] | kr1)
+    safe0 = ~bb[them, 0] & (~A[ALL, k, 0] | (weak0 & A[TWO, them, 0]))
+    safe1 = ~bb[them, 1] & (~A[ALL, k, 1] | (weak1 & A[TWO, them, 1]))
+    kd = np.int64(0)
+    un0 = K.ZERO
+    un1 = K.ZERO
+    major = False
+    for u in range(T):
+        if cnt[them, u] == 0 or u == royal or tab.pawnlike[u]:
+            continue
+        if ev.value[u] >= ev.params[P_KS_MAJOR_VALUE]:
+            major = True
+        if (A[u, them, 0] | A[u, them, 1]) == K.ZERO:
+            continue
+        r0 = K.ZERO  # squares from which a piece of type u attacks ksq
+        r1 = K.ZERO
+        for j in range(tab.rcomp_lo[u, them], tab.rcomp_hi[u, them]):
+            x0, x1 = K.component_targets(tab, tab.rcomp_kind[j], tab.rcomp_idx[j], ksq, occ0, occ1)
+            r0 |= x0
+            r1 |= x1
+        ch0 = r0 & A[u, them, 0]
+        ch1 = r1 & A[u, them, 1]
+        n = K.popcount(ch0 & safe0) + K.popcount(ch1 & safe1)
+        if n:
+            kd += ev.safe_check[u, 1 if n > 1 else 0]
+        else:
+            un0 |= ch0
+            un1 |= ch1
+    F = tab.cfg[CFG_FILES]
+    kf = ksq % F
+    f0 = ev.flank[kf, 0]
+    f1 = ev.flank[kf, 1]
+    c0 = f0 & ev.camp[k, 0]
+    c1 = f1 & ev.camp[k, 1]
+    b10 = A[ALL, them, 0] & c0
+    b11 = A[ALL, them, 1] & c1
+    kfa = K.popcount(b10) + K.popcount(b11) + K.popcount(b10 & A[TWO, them, 0]) + K.popcount(b11 & A[TWO, them, 1])
+    kfd = K.popcount(A[ALL, k, 0] & c0) + K.popcount(A[ALL, k, 1] & c1)
+    z0 = ev.zone[ksq, 0]
+    z1 = ev.zone[ksq, 1]
+    kd += (nk * wk + SF_WEAK_RING * (K.popcount(z0 & weak0) + K.popcount(z1 & weak1))
+           + SF_UNSAFE_CHECK * (K.popcount(un0) + K.popcount(un1)) + SF_KING_ATTACKS * ac + 3 * kfa * kfa // 8
+           + mobdiff - SF_FLANK_DEFENCE * kfd + SF_DANGER_OFFSET)
+    if not major:
+        kd -= ev.params[P_KS_NO_MAJOR]
+    mg = SF_FLANK_ATTACK_MG * kfa
+    eg = np.int64(0)
+    if kd > 100:
+        mg += min(kd, 3500) * kd // 4096
+        eg += kd // 16
+    wp0, wp1, bp0, bp1 = pawn_sets(tab, bb)
+    if ((wp0 | bp0) & f0) == K.ZERO and ((wp1 | bp1) & f1) == K.ZERO:
+        mg += SF_PAWNLESS_FLANK_MG
+        eg += SF_PAWNLESS_FLANK_EG
+    return mg, eg
+
+
+@helper
+def sf_threats(tab, ev, bb, board, A, us, T, royal, p0, p1, q0, q1):
+    """(mg, eg) of colour us's threats, Stockfish's shape (p: us's pawn-like pieces, q: the
+    enemy's; ``A`` the attack scratch)."""
+    ALL = T
+    TWO = T + 1
+    PAWN = T + 2
+    them = 1 - us
+    occ0 = bb[0, 0] | bb[1, 0]
+    occ1 = bb[0, 1] | bb[1, 1]
+    mg = np.int64(0)
+    eg = np.int64(0)
+    strong0 = A[PAWN, them, 0] | (A[TWO, them, 0] & ~A[TWO, us, 0])
+    strong1 = A[PAWN, them, 1] | (A[TWO, them, 1] & ~A[TWO, us, 1])
+    npe0 = bb[them, 0] & ~q0
+    npe1 = bb[them, 1] & ~q1
+    weak0 = bb[them, 0] & ~strong0 & A[ALL, us, 0]
+    weak1 = bb[them, 1] & ~strong1 & A[ALL, us, 1]
+    mi0 = K.ZERO
+    mi1 = K.ZERO
+    ro0 = K.ZERO
+    ro1 = K.ZERO
+    for u in range(T):
+        if ev.tclass[u] == 1:
+            mi0 |= A[u, us, 0]
+            mi1 |= A[u, us, 1]
+        elif ev.tclass[u] == 2:
+            ro0 |= A[u, us, 0]
+            ro1 |= A[u, us, 1]
+    for w in range(2):
+        if w == 0:
+            b = ((npe0 & strong0) | weak0) & mi0
+            r = weak0 & ro0
+        else:
+            b = ((npe1 & strong1) | weak1) & mi1
+            r = weak1 & ro1
+        while b:
+            sq = lsb(b) + 64 * w
+            b &= b - K.ONE
+            t = (board[sq] - 1) >> 1
+            mg += ev.tminor[t, 0]
+            eg += ev.tminor[t, 1]
+        while r:
+            sq = lsb(r) + 64 * w
+            r &= r - K.ONE
+            t = (board[sq] - 1) >> 1
+            mg += ev.trook[t, 0]
+            eg += ev.trook[t, 1]
+    if royal >= 0 and ((weak0 & A[royal, us, 0]) | (weak1 & A[royal, us, 1])) != K.ZERO:
+        mg += SF_THREAT_KING_MG
+        eg += SF_THREAT_KING_EG
+    h = K.popcount(weak0 & (~A[ALL, them, 0] | (npe0 & A[TWO, us, 0]))) + \
+        K.popcount(weak1 & (~A[ALL, them, 1] | (npe1 & A[TWO, us, 1])))
+    mg += SF_HANGING_MG * h
+    eg += SF_HANGING_EG * h
+    rs = K.popcount(A[ALL, them, 0] & ~strong0 & A[ALL, us, 0]) + K.popcount(A[ALL, them, 1] & ~strong1 & A[ALL, us, 1])
+    mg += SF_RESTRICTED * rs
+    eg += SF_RESTRICTED * rs
+    if ((A[PAWN, us, 0] & npe0) | (A[PAWN, us, 1] & npe1)) != K.ZERO:
+        # pawns that are safe (not attacked, or defended) and attack a piece
+        n = 0
+        for w in range(2):
+            b = (p0 & (~A[ALL, them, 0] | A[ALL, us, 0])) if w == 0 else (p1 & (~A[ALL, them, 1] | A[ALL, us, 1]))
+            while b:
+                sq = lsb(b) + 64 * w
+                b &= b - K.ONE
+                t = (board[sq] - 1) >> 1
+                m0, m1, c0, c1 = K.piece_targets(tab, t, us, sq, occ0, occ1, np.int64(0))
+                n += K.popcount(c0 & npe0) + K.popcount(c1 & npe1)
+        mg += SF_SAFE_PAWN_MG * n
+        eg += SF_SAFE_PAWN_EG * n
+    return mg, eg
+
 
 @helper
 def evaluate(d, alpha, beta):
@@ -323,10 +493,36 @@ def evaluate_terms(d, alpha, beta):
     pw1 = K.ZERO
     pb0 = K.ZERO
     pb1 = K.ZERO
+    # Stockfish's king safety and threats (sf_king, sf_threats): attacks by type and colour in
+    # the scratch rows 0..T-1, all attacks in row T, squares attacked twice in T + 1, the
+    # pawn-like pieces' attacks in T + 2
+    sfs = ev.params[P_SF_SCALE]
+    royal = tab.cfg[CFG_ROYAL]
+    sf = sfs != 0 and k0 >= 0 and k1 >= 0
+    A = cache.att
+    nkw = np.int64(0)  # White's attackers of Black's king zone, their weights, their attacks next to it
+    wkw = np.int64(0)
+    acw = np.int64(0)
+    nkb = np.int64(0)
+    wkb = np.int64(0)
+    acb = np.int64(0)
+    adj00 = K.ZERO  # the squares next to White's king (words 0, 1), and next to Black's
+    adj01 = K.ZERO
+    adj10 = K.ZERO
+    adj11 = K.ZERO
+    if sf:
+        for r in range(T + 3):
+            for c in range(2):
+                A[r, c, 0] = K.ZERO
+                A[r, c, 1] = K.ZERO
+        adj00 = z00 & ~(K.ONE << np.uint64(k0)) if k0 < 64 else z00
+        adj01 = z01 & ~(K.ONE << np.uint64(k0 - 64)) if k0 >= 64 else z01
+        adj10 = z10 & ~(K.ONE << np.uint64(k1)) if k1 < 64 else z10
+        adj11 = z11 & ~(K.ONE << np.uint64(k1 - 64)) if k1 >= 64 else z11
     for t in range(T):
         mob = ev.mobility[t]
         ka = ev.katt[t]
-        if mob == 0 and ka == 0 and not threats:
+        if mob == 0 and ka == 0 and not threats and not sf:
             continue
         for c in range(2):
             for w in range(2):
@@ -335,6 +531,26 @@ def evaluate_terms(d, alpha, beta):
                     sq = lsb(b) + 64 * w
                     b &= b - K.ONE
                     m0, m1, c0, c1 = K.piece_targets(tab, t, c, sq, occ0, occ1, np.int64(0))
+                    if sf:
+                        A[T + 1, c, 0] |= A[T, c, 0] & c0
+                        A[T + 1, c, 1] |= A[T, c, 1] & c1
+                        A[T, c, 0] |= c0
+                        A[T, c, 1] |= c1
+                        A[t, c, 0] |= c0
+                        A[t, c, 1] |= c1
+                        if tab.pawnlike[t]:
+                            A[T + 2, c, 0] |= c0
+                            A[T + 2, c, 1] |= c1
+                        elif t != royal:
+                            if c == 0:
+                                if ((c0 & z10) | (c1 & z11)) != K.ZERO:
+                                    nkw += 1
+                                    wkw += ev.kaw[t]
+                                    acw += K.popcount(c0 & adj10) + K.popcount(c1 & adj11)
+                            elif ((c0 & z00) | (c1 & z01)) != K.ZERO:
+                                nkb += 1
+                                wkb += ev.kaw[t]
+                                acb += K.popcount(c0 & adj00) + K.popcount(c1 & adj01)
                     if threats:
                         if c == 0:
                             aw0 |= c0
@@ -382,6 +598,16 @@ def evaluate_terms(d, alpha, beta):
                 + hang * (K.popcount(b0 & aw0 & ~ab0 & ~pw0) + K.popcount(b1 & aw1 & ~ab1 & ~pw1))
     mg += mob_s + mob_mg
     eg += mob_s + mob_eg
+    if sf:
+        nkw += K.popcount(A[T + 2, 0, 0] & z10) + K.popcount(A[T + 2, 0, 1] & z11)
+        nkb += K.popcount(A[T + 2, 1, 0] & z00) + K.popcount(A[T + 2, 1, 1] & z01)
+        md = sdiv(mob_mg * 256, sfs)  # White's mobility minus Black's, in Stockfish's units
+        kw_mg, kw_eg = sf_king(tab, ev, bb, cnt, A, 0, k0, T, royal, nkb, wkb, acb, -md)
+        kb_mg, kb_eg = sf_king(tab, ev, bb, cnt, A, 1, k1, T, royal, nkw, wkw, acw, md)
+        tw_mg, tw_eg = sf_threats(tab, ev, bb, pos.board, A, 0, T, royal, wp0, wp1, bp0, bp1)
+        tb_mg, tb_eg = sf_threats(tab, ev, bb, pos.board, A, 1, T, royal, bp0, bp1, wp0, wp1)
+        mg += sdiv((kb_mg - kw_mg + tw_mg - tb_mg) * sfs, 256)
+        eg += sdiv((kb_eg - kw_eg + tw_eg - tb_eg) * sfs, 256)
     # king danger (Fruit's scale: 2 attackers count 1/2, 3 count 3/4, ...)
     # (king_danger per unit, and king_danger_sq on the square of the scaled units: a few attackers
     # together are worth more than the sum of each)

@@ -42,6 +42,28 @@ start position's).  Keys:
 - ``threat_pawn``: per piece (not pawn-like, not royal) that an enemy pawn-like piece
   attacks; ``hanging``: per such piece attacked by any other enemy piece and defended by none
   of its own (both counted for each side, middlegame and endgame alike).
+- ``sf_scale``: Stockfish's king safety and threats (``sf_king``, ``sf_threats`` in
+  evaluate.py, after Stockfish 11 and Fairy-Stockfish's classical evaluation), computed in
+  Stockfish's internal units and added at ``sf_scale`` / 256 of them (102, about 0.4, brings
+  a Stockfish knight of 781 to a jitfish knight of about 320); 0 switches them off.  King
+  danger of a side: the attackers of its king zone times the sum of their
+  ``king_attack_weight``, 185 per zone square the enemy attacks and it guards at most once
+  (or only with the king), 148 per square from which an enemy piece could check if that square
+  is not safe, 69 per enemy attack on a square next to the king, the attacks on the king's
+  flank (3 n^2 / 8, and 8 each in the middlegame), the enemy's mobility minus its own, minus 4
+  per own attack on the flank, plus 37; plus, for each enemy type that can check from a safe
+  square (not guarded, or guarded once and attacked twice), ``safe_check`` (``[one square,
+  more]``); minus ``king_no_major`` when the enemy has no piece of value ``king_major_value``
+  or more (a queen in chess).  Above 100 units it costs ``d * min(d, 3500) / 4096`` in the
+  middlegame and ``d / 16`` in the endgame; a king on a flank with no pawn-like piece costs
+  (17, 95).  Threats of a side: an enemy piece that is attacked and not strongly protected (by
+  a pawn-like piece, or twice when attacked at most once), or a non-pawn piece defended that
+  way, attacked by a piece of ``threat_class = "minor"`` earns the victim's ``threat_minor``
+  (``[mg, eg]``); a weak one attacked by a ``"rook"`` its ``threat_rook``; (24, 89) when the
+  king attacks a weak piece; (69, 36) per weak piece that is undefended or a non-pawn piece
+  attacked twice; 7 per enemy-attacked square it also attacks that is not strongly protected;
+  (173, 94) per non-pawn piece attacked by a pawn-like piece standing safe.  The numbers in
+  this paragraph are Stockfish's, in the kernel; what depends on the pieces is in the weights.
 - ``psqt``, ``psqt_eg`` (in ``[pieces.X]``): a learned piece-square table, one integer per
   square of the board from White's side (a1 first, rank by rank: ``files * ranks`` numbers),
   added to the square values above in the middlegame and the endgame (``psqt_eg`` defaults to
@@ -81,7 +103,14 @@ front       (2, 128, 2) uint64  squares ahead on the same and neighbouring files
 zone        (128, 2) uint64     the squares one king step from a square
 shield      (2, 128, 2) uint64  the three squares in front of a square
 near        (128,) int64        steps from the board's edge ring towards the centre
-params      (16,) int64         P_* slots below (P_FILE_TERMS, P_PAIR_TERMS: 1 where some type has them)
+params      (32,) int64         P_* slots below (P_FILE_TERMS, P_PAIR_TERMS: 1 where some type has them)
+kaw         (T,) int64          king_attack_weight
+safe_check  (T, 2) int64        safe_check (one square, more)
+tclass      (T,) int64          threat_class: 0 none, 1 minor, 2 rook
+tminor      (T, 2) int64        threat_minor (mg, eg) of the type as the victim
+trook       (T, 2) int64        threat_rook (mg, eg), the same way
+flank       (16, 2) uint64      the king flank of a king on each file
+camp        (2, 2) uint64       each side's camp (its half of the board and a rank beyond)
 ==========  ==================  ==============================================================
 """
 from __future__ import annotations
@@ -105,24 +134,27 @@ __all__ = ["EvalTables", "eval_tables", "tables_from", "variant_weights", "deriv
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
  P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2, P_KING_DANGER_SQ, P_FILE_TERMS,
- P_PAIR_TERMS) = range(15)
+ P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE) = range(18)
+N_PARAMS = 32
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
               "king_attack", "passed", "psqt", "psqt_eg", "mobility_table", "mobility_table_eg", "passed_table",
               "passed_table_eg", "pair", "pair_eg", "open_file", "open_file_eg", "half_open_file",
-              "half_open_file_eg"}
+              "half_open_file_eg", "king_attack_weight", "safe_check", "threat_class", "threat_minor", "threat_rook"}
 # the only keys of a <variant>.psqt.toml (learned values)
 TABLE_KEYS = ("psqt", "psqt_eg", "mobility_table", "mobility_table_eg", "passed_table", "passed_table_eg", "pair",
               "pair_eg", "open_file", "open_file_eg", "half_open_file", "half_open_file_eg")
 SCALAR_KEYS = ("pair", "pair_eg", "open_file", "open_file_eg", "half_open_file", "half_open_file_eg")
 MOB_N = 32  # mobility tables' length in the kernel (a count beyond it takes the last entry)
 TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "king_danger_sq", "mopup",
-            "mopup_margin", "threat_pawn", "hanging", "pieces"}
+            "mopup_margin", "threat_pawn", "hanging", "pieces", "sf_scale", "king_no_major", "king_major_value"}
+THREAT_CLASSES = {"": 0, "minor": 1, "rook": 2}
 
 
 EvalTables = array_tuple("EvalTables", """
     psq:i2 psq_eg:i2 passed:i2 passed_mg:i2 value:i1 mobility:i1 mob_mg:i2 mob_eg:i2 pair:i2 openf:i2 filemask:u2
     katt:i1 phase_w:i1 front:u3 zone:u2 shield:u3 near:i1 params:i1 nn_idx:i3 nn_w1:i2 nn_b1:i1 nn_w2:i1
+    kaw:i1 safe_check:i2 tclass:i1 tminor:i2 trook:i2 flank:u2 camp:u2
 """)
 
 
@@ -292,6 +324,25 @@ def _square_table(pw: dict[str, Any], key: str, where: str, n: int) -> list[int]
     return v
 
 
+def _int(pw: dict[str, Any], key: str, where: str) -> int:
+    """An integer key of a piece (0 when absent; ValueError naming the key otherwise)."""
+    v = pw.get(key, 0)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ValueError(f"{where}.{key}: expected an integer, got {v!r:.40}")
+    return v
+
+
+def _pair(pw: dict[str, Any], key: str, where: str) -> tuple[int, int]:
+    """A ``[middlegame, endgame]`` (or ``[one, more]``) pair of integers; an integer alone is
+    both; (0, 0) when absent."""
+    v = pw.get(key, 0)
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v, v
+    if isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        return v[0], v[1]
+    raise ValueError(f"{where}.{key}: expected an integer or a list of two integers, got {v!r:.40}")
+
+
 def _count_table(pw: dict[str, Any], key: str, where: str) -> list[int] | None:
     """A ``mobility_table``-style list of integers by count (at least one), or None when the key is
     absent (ValueError naming the key when it is not such a list)."""
@@ -349,6 +400,11 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     mob_mg = np.zeros((T, MOB_N), np.int64)
     mob_eg = np.zeros((T, MOB_N), np.int64)
     katt = np.zeros(T, np.int64)
+    kaw = np.zeros(T, np.int64)
+    safe_check = np.zeros((T, 2), np.int64)
+    tclass = np.zeros(T, np.int64)
+    tminor = np.zeros((T, 2), np.int64)
+    trook = np.zeros((T, 2), np.int64)
     phase_w = np.zeros(T, np.int64)
     cx, cy = (F - 1) / 2, (R - 1) / 2
     far = max(cx, cy)
@@ -387,6 +443,14 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
         openf[t] = (int(pw.get("open_file", 0)), int(pw.get("open_file_eg", pw.get("open_file", 0))),
                     int(pw.get("half_open_file", 0)), int(pw.get("half_open_file_eg", pw.get("half_open_file", 0))))
         katt[t] = int(pw.get("king_attack", 0))
+        kaw[t] = _int(pw, "king_attack_weight", where)
+        safe_check[t] = _pair(pw, "safe_check", where)
+        tminor[t] = _pair(pw, "threat_minor", where)
+        trook[t] = _pair(pw, "threat_rook", where)
+        tc = pw.get("threat_class", "")
+        if tc not in THREAT_CLASSES:
+            raise ValueError(f"{where}.threat_class: expected one of {sorted(k for k in THREAT_CLASSES if k)}, got {tc!r:.40}")
+        tclass[t] = THREAT_CLASSES[tc]
         if not tab.pawnlike[t] and t != royal:
             phase_w[t] = value[t]
         for s in range(F * R):
@@ -428,7 +492,28 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
                 while 0 <= rr < R:
                     set_bit(front[c, s], rr * F + f + df)
                     rr += d
-    params = np.zeros(16, np.int64)
+    # the king's flank (Stockfish's KingFlank on 8 files: 3 or 4 files towards the king's
+    # side; on other boards the king's file and its neighbours) and each side's camp (its
+    # half of the board and one rank beyond)
+    flank = np.zeros((16, 2), np.uint64)
+    camp = np.zeros((2, 2), np.uint64)
+    for kf in range(F):
+        if F == 8:
+            lo, hi = ((0, 2), (0, 3), (0, 3), (2, 5), (2, 5), (4, 7), (4, 7), (5, 7))[kf]
+        else:
+            c = min(max(kf, 1), F - 2)
+            lo, hi = max(c - 1, 0), min(c + 1, F - 1)
+        for s in range(F * R):
+            if lo <= s % F <= hi:
+                set_bit(flank[kf], s)
+    top = min((R - 1) // 2 + 1, R - 1)
+    for s in range(F * R):
+        r = s // F
+        if r <= top:
+            set_bit(camp[0], s)
+        if R - 1 - r <= top:
+            set_bit(camp[1], s)
+    params = np.zeros(N_PARAMS, np.int64)
     params[P_TEMPO] = int(w.get("tempo", 0))
     sp = w.get("safety_piece", "")
     params[P_SAFETY_TYPE] = spec.letters.index(sp) if sp else -1
@@ -443,6 +528,9 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     params[P_MOPUP_MARGIN] = int(w.get("mopup_margin", 300))
     params[P_THREAT_PAWN] = int(w.get("threat_pawn", 0))
     params[P_HANGING] = int(w.get("hanging", 0))
+    params[P_SF_SCALE] = int(w.get("sf_scale", 0))
+    params[P_KS_NO_MAJOR] = int(w.get("king_no_major", 0))
+    params[P_KS_MAJOR_VALUE] = int(w.get("king_major_value", 1 << 40))
     nn_idx = np.zeros((2, 1, 1), np.int64)
     nn_w1 = np.zeros((1, 1), np.int64)
     nn_b1 = np.zeros(1, np.int64)
@@ -455,7 +543,8 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
         params[P_NN_MODE] = MODES[net.mode]
         params[P_NN_B2] = net.b2
     return EvalTables(psq, psq_eg, passed, passed_mg, value, mobility, mob_mg, mob_eg, pair, openf, filemask, katt,
-                      phase_w, front, zone, shield, near_t, params, nn_idx, nn_w1, nn_b1, nn_w2)
+                      phase_w, front, zone, shield, near_t, params, nn_idx, nn_w1, nn_b1, nn_w2, kaw, safe_check, tclass,
+                      tminor, trook, flank, camp)
 
 
 def without_network(ev: EvalTables) -> EvalTables:

@@ -68,21 +68,23 @@ def test_passed_pawn_is_worth_more_than_a_blocked_one(engine: Engine) -> None:
 
 def test_king_attack_counts(engine: Engine) -> None:
     """The same material, the black queen and rook next to White's king or far from it: with
-    king danger switched off the gap between the two shrinks."""
-    from jitfish.eval.tables import P_KING_DANGER
+    king safety (chess: Stockfish's shape, ``sf_scale``) switched off the gap between the two
+    shrinks."""
+    from jitfish.eval.tables import P_SF_SCALE
 
     near = Position("chess", "2b3k1/ppp2ppp/2n5/8/8/6q1/PPP2PPr/RNBQ1RK1 w - - 0 1")
     far = Position("chess", "r1b3k1/ppp2ppp/q1n5/8/8/8/PPP2PP1/RNBQ1RK1 w - - 0 1")
     params = eval_tables(near.variant).params
-    kd = int(params[P_KING_DANGER])
+    scale = int(params[P_SF_SCALE])
+    assert scale > 0
     try:
         engine.new_game()
         gap = engine.static_eval(far) - engine.static_eval(near)
-        params[P_KING_DANGER] = 0
+        params[P_SF_SCALE] = 0
         engine.new_game()  # the evaluation cache
         gap_off = engine.static_eval(far) - engine.static_eval(near)
     finally:
-        params[P_KING_DANGER] = kd
+        params[P_SF_SCALE] = scale
         engine.new_game()
     assert gap - gap_off >= 20, (gap, gap_off)
 
