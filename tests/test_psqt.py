@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pytest
@@ -24,6 +25,13 @@ def weights_dir(tmp_path, monkeypatch):
     monkeypatch.setattr(E, "WEIGHTS_DIR", tmp_path)
     monkeypatch.setattr(E, "_CACHE", {})
     return tmp_path
+
+
+def _sf_off(folder) -> None:
+    """Stockfish's king danger (``sf_scale``) also reads the mobility difference, which the
+    linear model of the fit does not hold: the tests of that model switch it off."""
+    for f in folder.glob("*.toml"):
+        f.write_text(re.sub(r"^sf_scale = \d+$", "sf_scale = 0", f.read_text(), flags=re.M))
 
 
 def _table(F=8, R=8, **squares) -> list[int]:
@@ -184,6 +192,7 @@ def test_a_mobility_table_adds_its_entry_per_piece(weights_dir) -> None:
     # 1.Nf3 Nc6 (phase 256): each knight has 5 target squares as the kernel counts them
     # (Nf3: d4 e5 g5 h4 g1; Nc6: b4 d4 e5 b8 a5); the rooks have none, the bishops none
     fen = "r1bqkbnr/pppppppp/2n5/8/8/5N2/PPPPPPPP/RNBQKB1R w KQkq - 2 2"
+    _sf_off(weights_dir)
     before = _static(fen)
     # a knight with 5 squares earns 40, with 2 squares 7 (b1 and g8: a3 c3, f6 h6); a rook with no
     # square loses 30 (all four): both sides alike
@@ -215,6 +224,7 @@ def test_a_bad_mobility_table_is_refused_by_name(weights_dir, table, message) ->
 def test_the_term_features_are_the_kernels(weights_dir, variant) -> None:
     # random square tables and terms (mobility, passed pawns, files, pairs) written and evaluated
     # by the kernel give the fitted sum
+    _sf_off(weights_dir)
     v = load_variant(variant)
     fens = FENS + ["4k3/1p6/8/P1P5/8/8/3P4/R3K2R w - - 0 30", "r3k3/8/1b1b4/8/8/8/PP3PPP/R1B1K1B1 b - - 0 30"] \
         if variant == "chess" else [Position(variant).fen()] + [
