@@ -215,16 +215,15 @@ SF_SAFE_PAWN_EG = 94
 
 
 @helper
-def sf_king(tab, ev, bb, cnt, A, k, ksq, T, royal, nk, wk, ac, mobdiff):
+def sf_king(tab, ev, bb, cnt, A, k, ksq, T, royal, nk, wk, ac, mobdiff, occ0, occ1, pawns0, pawns1):
     """(mg, eg) cost to colour k of the danger to its royal piece on ksq, Stockfish's shape
     (``A``: the attack scratch; nk, wk, ac: the attackers of k's king zone, their summed
     ``king_attack_weight``, their attacks on the squares next to it; mobdiff: the attacker's
-    mobility minus k's, middlegame, Stockfish's units)."""
+    mobility minus k's, middlegame, Stockfish's units; occ: the occupancy; pawns: both sides'
+    pawn-like pieces)."""
     ALL = T
     TWO = T + 1
     them = 1 - k
-    occ0 = bb[0, 0] | bb[1, 0]
-    occ1 = bb[0, 1] | bb[1, 1]
     kr0 = A[royal, k, 0]
     kr1 = A[royal, k, 1]
     weak0 = A[ALL, them, 0] & ~A[TWO, k, 0] & (~A[ALL, k, 0] | kr0)
@@ -242,12 +241,7 @@ def sf_king(tab, ev, bb, cnt, A, k, ksq, T, royal, nk, wk, ac, mobdiff):
             major = True
         if (A[u, them, 0] | A[u, them, 1]) == K.ZERO:
             continue
-        r0 = K.ZERO  # squares from which a piece of type u attacks ksq
-        r1 = K.ZERO
-        for j in range(tab.rcomp_lo[u, them], tab.rcomp_hi[u, them]):
-            x0, x1 = K.component_targets(tab, tab.rcomp_kind[j], tab.rcomp_idx[j], ksq, occ0, occ1)
-            r0 |= x0
-            r1 |= x1
+        r0, r1 = K.reverse_targets(tab, u, them, ksq, occ0, occ1)  # squares from which a u attacks ksq
         ch0 = r0 & A[u, them, 0]
         ch1 = r1 & A[u, them, 1]
         n = K.popcount(ch0 & safe0) + K.popcount(ch1 & safe1)
@@ -278,23 +272,34 @@ def sf_king(tab, ev, bb, cnt, A, k, ksq, T, royal, nk, wk, ac, mobdiff):
     if kd > 100:
         mg += min(kd, 3500) * kd // 4096
         eg += kd // 16
-    wp0, wp1, bp0, bp1 = pawn_sets(tab, bb)
-    if ((wp0 | bp0) & f0) == K.ZERO and ((wp1 | bp1) & f1) == K.ZERO:
+    if (pawns0 & f0) == K.ZERO and (pawns1 & f1) == K.ZERO:
         mg += SF_PAWNLESS_FLANK_MG
         eg += SF_PAWNLESS_FLANK_EG
     return mg, eg
 
 
 @helper
-def sf_threats(tab, ev, bb, board, A, us, T, royal, p0, p1, q0, q1):
+def victims_sum(board, b, w, table):
+    """(mg, eg): ``table``'s entries for the type of each piece on the squares of b (word w)."""
+    mg = np.int64(0)
+    eg = np.int64(0)
+    while b:
+        sq = lsb(b) + 64 * w
+        b &= b - K.ONE
+        t = (board[sq] - 1) >> 1
+        mg += table[t, 0]
+        eg += table[t, 1]
+    return mg, eg
+
+
+@helper
+def sf_threats(tab, ev, bb, board, A, us, T, royal, p0, p1, q0, q1, occ0, occ1):
     """(mg, eg) of colour us's threats, Stockfish's shape (p: us's pawn-like pieces, q: the
-    enemy's; ``A`` the attack scratch)."""
+    enemy's; ``A`` the attack scratch; occ: the occupancy)."""
     ALL = T
     TWO = T + 1
     PAWN = T + 2
     them = 1 - us
-    occ0 = bb[0, 0] | bb[1, 0]
-    occ1 = bb[0, 1] | bb[1, 1]
     mg = np.int64(0)
     eg = np.int64(0)
     strong0 = A[PAWN, them, 0] | (A[TWO, them, 0] & ~A[TWO, us, 0])
@@ -321,18 +326,12 @@ def sf_threats(tab, ev, bb, board, A, us, T, royal, p0, p1, q0, q1):
         else:
             b = ((npe1 & strong1) | weak1) & mi1
             r = weak1 & ro1
-        while b:
-            sq = lsb(b) + 64 * w
-            b &= b - K.ONE
-            t = (board[sq] - 1) >> 1
-            mg += ev.tminor[t, 0]
-            eg += ev.tminor[t, 1]
-        while r:
-            sq = lsb(r) + 64 * w
-            r &= r - K.ONE
-            t = (board[sq] - 1) >> 1
-            mg += ev.trook[t, 0]
-            eg += ev.trook[t, 1]
+        vm, ve = victims_sum(board, b, w, ev.tminor)
+        mg += vm
+        eg += ve
+        vm, ve = victims_sum(board, r, w, ev.trook)
+        mg += vm
+        eg += ve
     if royal >= 0 and ((weak0 & A[royal, us, 0]) | (weak1 & A[royal, us, 1])) != K.ZERO:
         mg += SF_THREAT_KING_MG
         eg += SF_THREAT_KING_EG
@@ -602,10 +601,12 @@ def evaluate_terms(d, alpha, beta):
         nkw += K.popcount(A[T + 2, 0, 0] & z10) + K.popcount(A[T + 2, 0, 1] & z11)
         nkb += K.popcount(A[T + 2, 1, 0] & z00) + K.popcount(A[T + 2, 1, 1] & z01)
         md = sdiv(mob_mg * 256, sfs)  # White's mobility minus Black's, in Stockfish's units
-        kw_mg, kw_eg = sf_king(tab, ev, bb, cnt, A, 0, k0, T, royal, nkb, wkb, acb, -md)
-        kb_mg, kb_eg = sf_king(tab, ev, bb, cnt, A, 1, k1, T, royal, nkw, wkw, acw, md)
-        tw_mg, tw_eg = sf_threats(tab, ev, bb, pos.board, A, 0, T, royal, wp0, wp1, bp0, bp1)
-        tb_mg, tb_eg = sf_threats(tab, ev, bb, pos.board, A, 1, T, royal, bp0, bp1, wp0, wp1)
+        kw_mg, kw_eg = sf_king(tab, ev, bb, cnt, A, 0, k0, T, royal, nkb, wkb, acb, -md, occ0, occ1, wp0 | bp0,
+                               wp1 | bp1)
+        kb_mg, kb_eg = sf_king(tab, ev, bb, cnt, A, 1, k1, T, royal, nkw, wkw, acw, md, occ0, occ1, wp0 | bp0,
+                               wp1 | bp1)
+        tw_mg, tw_eg = sf_threats(tab, ev, bb, pos.board, A, 0, T, royal, wp0, wp1, bp0, bp1, occ0, occ1)
+        tb_mg, tb_eg = sf_threats(tab, ev, bb, pos.board, A, 1, T, royal, bp0, bp1, wp0, wp1, occ0, occ1)
         mg += sdiv((kb_mg - kw_mg + tw_mg - tb_mg) * sfs, 256)
         eg += sdiv((kb_eg - kw_eg + tw_eg - tb_eg) * sfs, 256)
     # king danger (Fruit's scale: 2 attackers count 1/2, 3 count 3/4, ...)

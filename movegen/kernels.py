@@ -165,18 +165,25 @@ def piece_targets(tab, t, c, s, occ0, occ1, init_ok):
 
 
 @helper
-def attackers_of_type(tab, bb, t, c, s, occ0, occ1):
-    """Pieces of type t and colour c that attack square s."""
-    p0 = bb[ROW_TYPE + t, 0] & bb[c, 0] & tab.reach_att[t, c, s, 0]
-    p1 = bb[ROW_TYPE + t, 1] & bb[c, 1] & tab.reach_att[t, c, s, 1]
-    if (p0 | p1) == ZERO:
-        return ZERO, ZERO
+def reverse_targets(tab, t, c, s, occ0, occ1):
+    """The squares from which a type-t colour-c piece attacks square s (occupancy occ)."""
     a0 = ZERO
     a1 = ZERO
     for k in range(tab.rcomp_lo[t, c], tab.rcomp_hi[t, c]):
         x0, x1 = component_targets(tab, tab.rcomp_kind[k], tab.rcomp_idx[k], s, occ0, occ1)
         a0 |= x0
         a1 |= x1
+    return a0, a1
+
+
+@helper
+def attackers_of_type(tab, bb, t, c, s, occ0, occ1):
+    """Pieces of type t and colour c that attack square s."""
+    p0 = bb[ROW_TYPE + t, 0] & bb[c, 0] & tab.reach_att[t, c, s, 0]
+    p1 = bb[ROW_TYPE + t, 1] & bb[c, 1] & tab.reach_att[t, c, s, 1]
+    if (p0 | p1) == ZERO:
+        return ZERO, ZERO
+    a0, a1 = reverse_targets(tab, t, c, s, occ0, occ1)
     return a0 & p0, a1 & p1
 
 
