@@ -29,7 +29,7 @@ from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTY
 from .network import nn_accumulator, nn_output
 from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_MOPUP, P_MOPUP_MARGIN,
                      P_NN_B2, P_NN_MODE, P_KS_MAJOR_VALUE, P_KS_NO_MAJOR, P_PAIR_TERMS, P_PHASE_TOTAL,
-                     P_SF_SCALE, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD,
+                     P_MOB_AREA, P_SF_SCALE, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD,
                      P_TEMPO, P_THREAT_PAWN, EvalTables)
 
 __all__ = ["EvalCache", "new_cache", "cache_for", "pack_eval", "unpack_eval", "evaluate", "static_eval", "EVAL_CACHE", "INF",
@@ -89,6 +89,58 @@ def target_count(bb, c, m0, m1, c0, c1, occ0, occ1):
 
 
 @helper
+def mobility_area(tab, ev, bb, occ0, occ1):
+    """Stockfish's mobility area of White and of Black, words 0 and 1: (a00, a01, a10, a11).  A
+    side's area leaves out its royal piece, its pawn-like pieces that cannot move (blocked) or
+    stand on their second or third rank, and the squares the enemy's pawn-like pieces attack."""
+    T = tab.cfg[CFG_NTYPES]
+    royal = tab.cfg[CFG_ROYAL]
+    x00 = K.ZERO  # what White's area leaves out (words 0, 1), then Black's
+    x01 = K.ZERO
+    x10 = K.ZERO
+    x11 = K.ZERO
+    for t in range(T):
+        if not tab.pawnlike[t] and t != royal:
+            continue
+        for c in range(2):
+            for w in range(2):
+                b = bb[K.ROW_TYPE + t, w] & bb[c, w]
+                while b:
+                    sq = lsb(b) + 64 * w
+                    bit = b & (~b + K.ONE)
+                    b &= b - K.ONE
+                    if t == royal:
+                        out = True
+                    else:
+                        m0, m1, c0, c1 = K.piece_targets(tab, t, c, sq, occ0, occ1, np.int64(0))
+                        out = ((m0 & ~occ0) | (m1 & ~occ1)) == K.ZERO or (ev.lowrank[c, w] & bit) != K.ZERO
+                        if c == 0:  # the enemy's pawn attacks leave the other side's area
+                            x10 |= c0
+                            x11 |= c1
+                        else:
+                            x00 |= c0
+                            x01 |= c1
+                    if out:
+                        if c == 0:
+                            if w == 0:
+                                x00 |= bit
+                            else:
+                                x01 |= bit
+                        elif w == 0:
+                            x10 |= bit
+                        else:
+                            x11 |= bit
+    return ~x00, ~x01, ~x10, ~x11
+
+
+@helper
+def area_count(m0, m1, c0, c1, occ0, occ1, a0, a1):
+    """A piece's mobility within an area: the squares it attacks (own pieces included) and the
+    empty squares it moves to."""
+    return K.popcount(((c0 & occ0) | (m0 & ~occ0)) & a0) + K.popcount(((c1 & occ1) | (m1 & ~occ1)) & a1)
+
+
+@helper
 def pawn_sets(tab, bb):
     """White's and Black's pawn-like pieces, words 0 and 1: (wp0, wp1, bp0, bp1)."""
     wp0 = K.ZERO
@@ -144,6 +196,8 @@ def feature_rows(d, out):
     T = tab.cfg[CFG_NTYPES]
     R = tab.cfg[CFG_RANKS]
     wp0, wp1, bp0, bp1 = pawn_sets(tab, bb)
+    area = ev.params[P_MOB_AREA] != 0
+    ma00, ma01, ma10, ma11 = mobility_area(tab, ev, bb, occ0, occ1)
     k = 0
     for t in range(T):
         if t == tab.cfg[CFG_ROYAL]:
@@ -167,7 +221,11 @@ def feature_rows(d, out):
                     out[k, 0] = FEAT_MOBILITY
                     out[k, 1] = t
                     out[k, 2] = c
-                    out[k, 3] = target_count(bb, c, m0, m1, c0, c1, occ0, occ1)
+                    if area:
+                        out[k, 3] = area_count(m0, m1, c0, c1, occ0, occ1, ma00 if c == 0 else ma10,
+                                               ma01 if c == 0 else ma11)
+                    else:
+                        out[k, 3] = target_count(bb, c, m0, m1, c0, c1, occ0, occ1)
                     k += 1
                     fs = file_state(ev, tab, c, sq, wp0, wp1, bp0, bp1)
                     if fs >= 0:
@@ -518,6 +576,13 @@ def evaluate_terms(d, alpha, beta):
         adj01 = z01 & ~(K.ONE << np.uint64(k0 - 64)) if k0 >= 64 else z01
         adj10 = z10 & ~(K.ONE << np.uint64(k1)) if k1 < 64 else z10
         adj11 = z11 & ~(K.ONE << np.uint64(k1 - 64)) if k1 >= 64 else z11
+    area = ev.params[P_MOB_AREA] != 0
+    ma00 = K.ZERO
+    ma01 = K.ZERO
+    ma10 = K.ZERO
+    ma11 = K.ZERO
+    if area:
+        ma00, ma01, ma10, ma11 = mobility_area(tab, ev, bb, occ0, occ1)
     for t in range(T):
         mob = ev.mobility[t]
         ka = ev.katt[t]
@@ -564,7 +629,11 @@ def evaluate_terms(d, alpha, beta):
                                 pb0 |= c0
                                 pb1 |= c1
                     if mob != 0:
-                        n = min(target_count(bb, c, m0, m1, c0, c1, occ0, occ1), MOB_N - 1)
+                        if area:
+                            n = min(area_count(m0, m1, c0, c1, occ0, occ1, ma00 if c == 0 else ma10,
+                                               ma01 if c == 0 else ma11), MOB_N - 1)
+                        else:
+                            n = min(target_count(bb, c, m0, m1, c0, c1, occ0, occ1), MOB_N - 1)
                         if c == 0:
                             mob_mg += ev.mob_mg[t, n]
                             mob_eg += ev.mob_eg[t, n]

@@ -64,6 +64,12 @@ start position's).  Keys:
   attacked twice; 7 per enemy-attacked square it also attacks that is not strongly protected;
   (173, 94) per non-pawn piece attacked by a pawn-like piece standing safe.  The numbers in
   this paragraph are Stockfish's, in the kernel; what depends on the pieces is in the weights.
+- ``mobility_area = true``: ``mobility`` counts as Stockfish does: the squares a piece attacks
+  (own pieces included) and the empty squares it moves to, within its side's mobility area:
+  not its own royal piece, not its own pawn-like pieces that are blocked or on their second or
+  third rank, not a square an enemy pawn-like piece attacks.  (Stockfish also leaves out its
+  own queen and pinned pieces, and counts a bishop's and a rook's x-rays through queens: these
+  are not kept.)  The values are then the weights' ``mobility_table`` lists, by that count.
 - ``psqt``, ``psqt_eg`` (in ``[pieces.X]``): a learned piece-square table, one integer per
   square of the board from White's side (a1 first, rank by rank: ``files * ranks`` numbers),
   added to the square values above in the middlegame and the endgame (``psqt_eg`` defaults to
@@ -111,6 +117,7 @@ tminor      (T, 2) int64        threat_minor (mg, eg) of the type as the victim
 trook       (T, 2) int64        threat_rook (mg, eg), the same way
 flank       (16, 2) uint64      the king flank of a king on each file
 camp        (2, 2) uint64       each side's camp (its half of the board and a rank beyond)
+lowrank     (2, 2) uint64       each side's second and third ranks
 ==========  ==================  ==============================================================
 """
 from __future__ import annotations
@@ -134,7 +141,7 @@ __all__ = ["EvalTables", "eval_tables", "tables_from", "variant_weights", "deriv
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
  P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2, P_KING_DANGER_SQ, P_FILE_TERMS,
- P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE) = range(18)
+ P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE, P_MOB_AREA) = range(19)
 N_PARAMS = 32
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
@@ -147,14 +154,15 @@ TABLE_KEYS = ("psqt", "psqt_eg", "mobility_table", "mobility_table_eg", "passed_
 SCALAR_KEYS = ("pair", "pair_eg", "open_file", "open_file_eg", "half_open_file", "half_open_file_eg")
 MOB_N = 32  # mobility tables' length in the kernel (a count beyond it takes the last entry)
 TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "king_danger_sq", "mopup",
-            "mopup_margin", "threat_pawn", "hanging", "pieces", "sf_scale", "king_no_major", "king_major_value"}
+            "mopup_margin", "threat_pawn", "hanging", "pieces", "sf_scale", "king_no_major", "king_major_value",
+            "mobility_area"}
 THREAT_CLASSES = {"": 0, "minor": 1, "rook": 2}
 
 
 EvalTables = array_tuple("EvalTables", """
     psq:i2 psq_eg:i2 passed:i2 passed_mg:i2 value:i1 mobility:i1 mob_mg:i2 mob_eg:i2 pair:i2 openf:i2 filemask:u2
     katt:i1 phase_w:i1 front:u3 zone:u2 shield:u3 near:i1 params:i1 nn_idx:i3 nn_w1:i2 nn_b1:i1 nn_w2:i1
-    kaw:i1 safe_check:i2 tclass:i1 tminor:i2 trook:i2 flank:u2 camp:u2
+    kaw:i1 safe_check:i2 tclass:i1 tminor:i2 trook:i2 flank:u2 camp:u2 lowrank:u2
 """)
 
 
@@ -513,6 +521,13 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
             set_bit(camp[0], s)
         if R - 1 - r <= top:
             set_bit(camp[1], s)
+    # each side's second and third ranks (Stockfish's LowRanks: a pawn there leaves the mobility area)
+    lowrank = np.zeros((2, 2), np.uint64)
+    for s in range(F * R):
+        if 1 <= s // F <= 2:
+            set_bit(lowrank[0], s)
+        if 1 <= R - 1 - s // F <= 2:
+            set_bit(lowrank[1], s)
     params = np.zeros(N_PARAMS, np.int64)
     params[P_TEMPO] = int(w.get("tempo", 0))
     sp = w.get("safety_piece", "")
@@ -531,6 +546,10 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     params[P_SF_SCALE] = int(w.get("sf_scale", 0))
     params[P_KS_NO_MAJOR] = int(w.get("king_no_major", 0))
     params[P_KS_MAJOR_VALUE] = int(w.get("king_major_value", 1 << 40))
+    area = w.get("mobility_area", False)
+    if not isinstance(area, bool):
+        raise ValueError(f"mobility_area: expected true or false, got {area!r}")
+    params[P_MOB_AREA] = int(area)
     nn_idx = np.zeros((2, 1, 1), np.int64)
     nn_w1 = np.zeros((1, 1), np.int64)
     nn_b1 = np.zeros(1, np.int64)
@@ -544,7 +563,7 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
         params[P_NN_B2] = net.b2
     return EvalTables(psq, psq_eg, passed, passed_mg, value, mobility, mob_mg, mob_eg, pair, openf, filemask, katt,
                       phase_w, front, zone, shield, near_t, params, nn_idx, nn_w1, nn_b1, nn_w2, kaw, safe_check, tclass,
-                      tminor, trook, flank, camp)
+                      tminor, trook, flank, camp, lowrank)
 
 
 def without_network(ev: EvalTables) -> EvalTables:
