@@ -1,0 +1,127 @@
+"""Stockfish's mobility area (``mobility_area = true`` in a weight file; ``mobility_area`` in
+eval/evaluate.py).
+
+The kernel's counts are checked against a plain-Python reading of the definition with
+python-chess's attack sets on random chess positions: a piece's mobility is the squares it
+attacks (own pieces included) inside its side's area, which leaves out its own king, its own
+pawns that are blocked or stand on their second or third rank, and the squares enemy pawns
+attack.  Both the evaluation (with the mobility tables against without them) and the tuner's
+rows (``feature_rows``) must agree with the reference.
+"""
+from __future__ import annotations
+
+import copy
+import random
+
+import chess
+import numpy as np
+import pytest
+
+from jitfish.eval.evaluate import FEAT_MOBILITY, cache_for, feature_rows, pack_eval, static_eval
+from jitfish.eval.tables import MOB_N, P_PHASE_TOTAL, tables_from, variant_weights
+from jitfish.movegen import Position, load_variant
+from positions import random_walk
+
+TYPES = "PNBRQK"
+
+
+def _white_eval(pos: Position, ev) -> int:
+    v = int(static_eval(pack_eval(pos.pos, pos.tab, ev, cache_for(None, ev))))
+    return v if pos.turn == 0 else -v
+
+
+def _area(board: chess.Board, colour: chess.Color) -> chess.SquareSet:
+    """The squares of ``colour``'s mobility area, as the weight file's documentation defines it."""
+    out = chess.SquareSet(chess.BB_ALL)
+    out.discard(board.king(colour))
+    up = 8 if colour == chess.WHITE else -8
+    for sq in board.pieces(chess.PAWN, colour):
+        rank = chess.square_rank(sq) if colour == chess.WHITE else 7 - chess.square_rank(sq)
+        if rank in (1, 2) or board.piece_at(sq + up) is not None:
+            out.discard(sq)
+    for sq in board.pieces(chess.PAWN, not colour):
+        out -= board.attacks(sq)
+    return out
+
+
+def _counts(board: chess.Board) -> dict[tuple[int, int], list[int]]:
+    """(type index, colour 0 White) -> the mobility counts of those pieces."""
+    out: dict[tuple[int, int], list[int]] = {}
+    for colour in (chess.WHITE, chess.BLACK):
+        area = _area(board, colour)
+        for pt in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+            for sq in board.pieces(pt, colour):
+                n = len(board.attacks(sq) & area)
+                out.setdefault((TYPES.index(chess.piece_symbol(pt).upper()), 0 if colour else 1), []).append(n)
+    return out
+
+
+def _positions(seed: int, n: int):
+    rng = random.Random(seed)
+    found = 0
+    while found < n:
+        pos = random_walk(Position("chess"), rng, rng.randrange(6, 70))
+        if pos.outcome() or not pos.legal_moves():
+            continue
+        parts = pos.fen().split()
+        parts[4] = "0"  # no 50-move scaling of the difference
+        pos = Position("chess", " ".join(parts))
+        board = chess.Board(pos.fen())
+        if board.king(chess.WHITE) is None or board.king(chess.BLACK) is None:
+            continue
+        found += 1
+        yield pos, board
+
+
+def _weights() -> dict:
+    w, _path = variant_weights(load_variant("chess"))
+    w = copy.deepcopy(w)
+    assert w.get("mobility_area") is True, "chess's weights are expected to use the mobility area"
+    return {**w, "sf_scale": 0}  # the king danger reads the mobility; leave it out
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_mobility_counts_follow_the_area_definition(seed: int) -> None:
+    variant = load_variant("chess")
+    w = _weights()
+    on = tables_from(variant, w)
+    bare = copy.deepcopy(w)
+    for pw in bare["pieces"].values():
+        for key in ("mobility", "mobility_table", "mobility_table_eg"):
+            pw.pop(key, None)
+    off = tables_from(variant, bare)
+    plain = tables_from(variant, {**w, "mobility_area": False})
+    rows = np.zeros((256, 4), np.int64)
+    differs = 0
+    for pos, board in _positions(seed, 60):
+        counts = _counts(board)
+        # the tuner's rows
+        k = feature_rows(pack_eval(pos.pos, pos.tab, on, cache_for(None, on)), rows)
+        got: dict[tuple[int, int], list[int]] = {}
+        for kind, t, c, n in rows[:k]:
+            if kind == FEAT_MOBILITY:
+                got.setdefault((int(t), int(c)), []).append(int(n))
+        assert {key: sorted(v) for key, v in got.items()} == {key: sorted(v) for key, v in counts.items()}, pos.fen()
+        # the evaluation
+        mg = eg = 0
+        for (t, c), ns in counts.items():
+            for n in ns:
+                sign = 1 if c == 0 else -1
+                mg += sign * int(on.mob_mg[t, min(n, MOB_N - 1)])
+                eg += sign * int(on.mob_eg[t, min(n, MOB_N - 1)])
+        cnt = pos.pos.cnt
+        T = on.phase_w.shape[0]
+        npm = int(((cnt[0, :T] + cnt[1, :T]) * on.phase_w).sum())
+        total = int(on.params[P_PHASE_TOTAL])
+        phase = min(npm, total) * 256 // total
+        want = (mg * phase + eg * (256 - phase)) / 256
+        assert abs(_white_eval(pos, on) - _white_eval(pos, off) - want) <= 2, (pos.fen(), want)
+        differs += _white_eval(pos, plain) != _white_eval(pos, on)
+    assert differs > 30  # the area changes the counts in most positions
+
+
+@pytest.mark.parametrize("value", [1, "yes", [True]])
+def test_a_mobility_area_that_is_not_true_or_false_is_refused(value) -> None:
+    variant = load_variant("chess")
+    with pytest.raises(ValueError, match="mobility_area"):
+        tables_from(variant, {**_weights(), "mobility_area": value})
