@@ -11,16 +11,15 @@ rows (``feature_rows``) must agree with the reference.
 from __future__ import annotations
 
 import copy
-import random
 
 import chess
 import numpy as np
 import pytest
 
 from jitfish.eval.evaluate import FEAT_MOBILITY, cache_for, feature_rows, pack_eval, static_eval
-from jitfish.eval.tables import MOB_N, P_PHASE_TOTAL, tables_from, variant_weights
+from jitfish.eval.tables import MOB_N, tables_from, variant_weights
 from jitfish.movegen import Position, load_variant
-from positions import random_walk
+from positions import kernel_phase, random_chess_positions
 
 TYPES = "PNBRQK"
 
@@ -56,23 +55,6 @@ def _counts(board: chess.Board) -> dict[tuple[int, int], list[int]]:
     return out
 
 
-def _positions(seed: int, n: int):
-    rng = random.Random(seed)
-    found = 0
-    while found < n:
-        pos = random_walk(Position("chess"), rng, rng.randrange(6, 70))
-        if pos.outcome() or not pos.legal_moves():
-            continue
-        parts = pos.fen().split()
-        parts[4] = "0"  # no 50-move scaling of the difference
-        pos = Position("chess", " ".join(parts))
-        board = chess.Board(pos.fen())
-        if board.king(chess.WHITE) is None or board.king(chess.BLACK) is None:
-            continue
-        found += 1
-        yield pos, board
-
-
 def _weights() -> dict:
     w, _path = variant_weights(load_variant("chess"))
     w = copy.deepcopy(w)
@@ -93,7 +75,7 @@ def test_mobility_counts_follow_the_area_definition(seed: int) -> None:
     plain = tables_from(variant, {**w, "mobility_area": False})
     rows = np.zeros((256, 4), np.int64)
     differs = 0
-    for pos, board in _positions(seed, 60):
+    for pos, board in random_chess_positions(seed, 60):
         counts = _counts(board)
         # the tuner's rows
         k = feature_rows(pack_eval(pos.pos, pos.tab, on, cache_for(None, on)), rows)
@@ -109,11 +91,7 @@ def test_mobility_counts_follow_the_area_definition(seed: int) -> None:
                 sign = 1 if c == 0 else -1
                 mg += sign * int(on.mob_mg[t, min(n, MOB_N - 1)])
                 eg += sign * int(on.mob_eg[t, min(n, MOB_N - 1)])
-        cnt = pos.pos.cnt
-        T = on.phase_w.shape[0]
-        npm = int(((cnt[0, :T] + cnt[1, :T]) * on.phase_w).sum())
-        total = int(on.params[P_PHASE_TOTAL])
-        phase = min(npm, total) * 256 // total
+        phase = kernel_phase(on, pos)
         want = (mg * phase + eg * (256 - phase)) / 256
         assert abs(_white_eval(pos, on) - _white_eval(pos, off) - want) <= 2, (pos.fen(), want)
         differs += _white_eval(pos, plain) != _white_eval(pos, on)

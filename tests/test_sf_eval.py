@@ -9,17 +9,15 @@ for the check, so that the king danger's mobility term is the only thing left to
 from __future__ import annotations
 
 import copy
-import random
 
 import chess
 import numpy as np
 import pytest
 
-from jitfish.eval.tables import P_PHASE_TOTAL
 from jitfish.eval.tables import variant_weights, tables_from
 from jitfish.eval.evaluate import cache_for, pack_eval, static_eval
 from jitfish.movegen import Position, load_variant
-from positions import random_walk
+from positions import kernel_phase, random_chess_positions
 
 TYPES = "PNBRQK"
 
@@ -156,28 +154,13 @@ def test_sf_terms_match_a_python_reading_of_their_definitions(seed: int) -> None
     assert w.get("sf_scale"), "chess's weights are expected to use the Stockfish-shaped terms"
     on = tables_from(variant, {**w, "sf_scale": 256})
     off = tables_from(variant, {**w, "sf_scale": 0})
-    rng = random.Random(seed)
-    checked = nonzero = 0
-    while checked < 60:
-        pos = random_walk(Position("chess"), rng, rng.randrange(6, 70))
-        if pos.outcome() or not pos.legal_moves():
-            continue
-        parts = pos.fen().split()
-        parts[4] = "0"  # no 50-move scaling of the difference
-        pos = Position("chess", " ".join(parts))
-        board = chess.Board(pos.fen())
-        if board.king(chess.WHITE) is None or board.king(chess.BLACK) is None:
-            continue
+    nonzero = 0
+    for pos, board in random_chess_positions(seed, 60):
         mg, eg = _reference(board, w)
-        cnt = pos.pos.cnt
-        T = on.phase_w.shape[0]
-        npm = int(((cnt[0, :T] + cnt[1, :T]) * on.phase_w).sum())
-        total = int(on.params[P_PHASE_TOTAL])
-        phase = min(npm, total) * 256 // total
+        phase = kernel_phase(on, pos)
         want = (mg * phase + eg * (256 - phase)) / 256
         got = _white_eval(pos, on) - _white_eval(pos, off)
         assert abs(got - want) <= 2, (pos.fen(), got, want, mg, eg)
-        checked += 1
         nonzero += abs(want) > 20
     assert nonzero > 30  # the positions exercise the terms
 
