@@ -376,3 +376,28 @@ def test_eval_compare_prints_both_evaluations(capsys) -> None:
     assert len(rows) == 4
     # jitfish's own material fit must find its pawn worth something positive in the endgame
     assert float(rows[3].split()[2]) > 0
+
+
+def test_the_term_fit_finds_a_missing_term() -> None:
+    from jitfish.bench.eval_terms import term_fit
+    rng = np.random.default_rng(7)
+    terms = rng.normal(0, 1, size=(4000, 3))
+    fsf = terms @ np.array([1.0, 1.0, 1.0]) + rng.normal(0, 0.05, 4000)
+    jf = terms @ np.array([0.8, 0.0, 0.8]) + rng.normal(0, 0.05, 4000)  # the second term unknown
+    r = term_fit(terms, fsf, jf)
+    assert np.abs(r["fsf"] - 1.0).max() < 0.02
+    assert abs(r["jitfish"][1]) < 0.02 and abs(r["jitfish"][0] - 0.8) < 0.02
+    assert r["share"][1] > r["share"][0] and r["share"][1] > 0.5
+
+
+def test_eval_terms_reads_fairy_stockfish_by_term(capsys) -> None:
+    """A small run on committed games against the installed fairy-stockfish's eval table."""
+    from jitfish.bench import eval_terms
+    pgn = str(tune_psqt.GAMES_DIR / "strength" / "s9_fsf_chess.pgn")
+    assert eval_terms.main(["--variant", "chess", "--pgn", pgn, "--positions", "200", "--fsf",
+                            fairy_stockfish_path()]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:]}
+    assert {"Material", "Mobility", "Threats", "Passed"} <= set(rows)
+    # both evaluations pay for material
+    assert float(rows["Material"][2]) > 0.5 and float(rows["Material"][3]) > 0.3
