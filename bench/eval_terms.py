@@ -74,7 +74,7 @@ def fsf_terms(variant: str, fens: list[str], fsf: str, max_score: float, wanted:
                 m = _ROW.match(line)
                 if m and m.group(1) not in ("Term", "Total"):
                     terms[m.group(1)] = (float(m.group(2)), float(m.group(3)))
-                elif line.startswith("Total evaluation"):
+                elif line.startswith("Total evaluation") and "none" not in line:  # "none (in check)"
                     total = float(line.split(":", 1)[1].split()[0])
             if total is None or abs(total) > max_score or not terms:
                 continue

@@ -29,7 +29,7 @@ from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTY
 from .network import nn_accumulator, nn_output
 from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_MOPUP, P_MOPUP_MARGIN,
                      P_NN_B2, P_NN_MODE, P_KS_MAJOR_VALUE, P_KS_NO_MAJOR, P_PAIR_TERMS, P_PHASE_TOTAL,
-                     P_MOB_AREA, P_SF_SCALE, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD,
+                     P_MOB_AREA, P_PAWN_STRUCT, P_SF_SCALE, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD,
                      P_TEMPO, P_THREAT_PAWN, EvalTables)
 
 __all__ = ["EvalCache", "new_cache", "cache_for", "pack_eval", "unpack_eval", "evaluate", "static_eval", "EVAL_CACHE", "INF",
@@ -272,6 +272,75 @@ SF_SAFE_PAWN_MG = 173
 SF_SAFE_PAWN_EG = 94
 
 
+# Fairy-Stockfish 11.1's pawn structure (pawns.cpp), its units: (mg, eg)
+SF_CONNECTED = np.array([0, 7, 8, 12, 29, 48, 86, 0, 0, 0, 0, 0, 0, 0, 0, 0], np.int64)
+SF_ISOLATED_MG, SF_ISOLATED_EG = 5, 15
+SF_BACKWARD_MG, SF_BACKWARD_EG = 9, 24
+SF_UNOPPOSED_MG, SF_UNOPPOSED_EG = 13, 27
+SF_DOUBLED_MG, SF_DOUBLED_EG = 11, 56
+SF_WEAK_LEVER_EG = 56
+SF_SUPPORT = 21
+
+
+@helper
+def has_bit(b0, b1, sq):
+    """Is square sq in the two-word set (b0, b1)?"""
+    if sq < 64:
+        return ((b0 >> np.uint64(sq)) & K.ONE) != K.ZERO
+    return ((b1 >> np.uint64(sq - 64)) & K.ONE) != K.ZERO
+
+
+@helper
+def sf_pawns(tab, ev, board, c, o0, o1, t0, t1, occ0, occ1):
+    """(mg, eg) of colour c's pawn structure, Stockfish's shape as Fairy-Stockfish 11.1 scores
+    it (o: c's pawn-like pieces, t: the enemy's; occ: the occupancy, which a pawn's attacks do
+    not depend on)."""
+    F = tab.cfg[CFG_FILES]
+    R = tab.cfg[CFG_RANKS]
+    nsq = F * R
+    up = F if c == 0 else -F
+    mg = np.int64(0)
+    eg = np.int64(0)
+    for w in range(2):
+        b = o0 if w == 0 else o1
+        while b:
+            s = lsb(b) + 64 * w
+            b &= b - K.ONE
+            f = s % F
+            rk = s // F
+            r = rk if c == 0 else R - 1 - rk
+            opposed = ((t0 & ev.fwdfile[c, s, 0]) | (t1 & ev.fwdfile[c, s, 1])) != K.ZERO
+            u = s + up
+            blocked = 0 <= u < nsq and has_bit(t0, t1, u)
+            _m0, _m1, a0, a1 = K.piece_targets(tab, (board[s] - 1) >> 1, c, s, occ0, occ1, np.int64(0))
+            levers = K.popcount(a0 & t0) + K.popcount(a1 & t1)
+            doubled = r > 0 and has_bit(o0, o1, s - up)
+            n0 = o0 & ev.adjfile[f, 0]
+            n1 = o1 & ev.adjfile[f, 1]
+            phalanx = ((n0 & ev.rankmask[rk, 0]) | (n1 & ev.rankmask[rk, 1])) != K.ZERO
+            support = 0
+            if r > 0:
+                support = K.popcount(n0 & ev.rankmask[rk - up // F, 0]) + K.popcount(n1 & ev.rankmask[rk - up // F, 1])
+            unopposed = 0 if opposed else 1
+            if (support > 0 or phalanx) and r < R - 1:
+                v = SF_CONNECTED[r] * (2 + (1 if phalanx else 0) - (1 if opposed else 0)) + SF_SUPPORT * support
+                mg += v
+                eg += sdiv(v * (r - 2), 4)
+            elif (n0 | n1) == K.ZERO:
+                mg -= SF_ISOLATED_MG + SF_UNOPPOSED_MG * unopposed
+                eg -= SF_ISOLATED_EG + SF_UNOPPOSED_EG * unopposed
+            elif blocked and ((n0 & ev.behind[c, rk, 0]) | (n1 & ev.behind[c, rk, 1])) == K.ZERO:
+                mg -= SF_BACKWARD_MG + SF_UNOPPOSED_MG * unopposed
+                eg -= SF_BACKWARD_EG + SF_UNOPPOSED_EG * unopposed
+            if support == 0:
+                if doubled:
+                    mg -= SF_DOUBLED_MG
+                    eg -= SF_DOUBLED_EG
+                if levers > 1:
+                    eg -= SF_WEAK_LEVER_EG
+    return mg, eg
+
+
 @helper
 def sf_king(tab, ev, bb, cnt, A, k, ksq, T, royal, nk, wk, ac, mobdiff, occ0, occ1, pawns0, pawns1):
     """(mg, eg) cost to colour k of the danger to its royal piece on ksq, Stockfish's shape
@@ -499,6 +568,12 @@ def evaluate_terms(d, alpha, beta):
                     sign = 1 if (code - 1) & 1 == 0 else -1
                     mg += sign * ev.openf[t, 2 * fs]
                     eg += sign * ev.openf[t, 2 * fs + 1]
+    if ev.params[P_PAWN_STRUCT] != 0:
+        sfs = ev.params[P_SF_SCALE]
+        pw_mg, pw_eg = sf_pawns(tab, ev, pos.board, 0, wp0, wp1, bp0, bp1, occ0, occ1)
+        pb_mg, pb_eg = sf_pawns(tab, ev, pos.board, 1, bp0, bp1, wp0, wp1, occ0, occ1)
+        mg += sdiv((pw_mg - pb_mg) * sfs, 256)
+        eg += sdiv((pw_eg - pb_eg) * sfs, 256)
     # pairs: two or more of a type (the bishop pair)
     for t in range(T if ev.params[P_PAIR_TERMS] != 0 else 0):
         both = (1 if cnt[0, t] >= 2 else 0) - (1 if cnt[1, t] >= 2 else 0)

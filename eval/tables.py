@@ -70,6 +70,18 @@ start position's).  Keys:
   third rank, not a square an enemy pawn-like piece attacks.  (Stockfish also leaves out its
   own queen and pinned pieces, and counts a bishop's and a rook's x-rays through queens: these
   are not kept.)  The values are then the weights' ``mobility_table`` lists, by that count.
+- ``pawn_structure = true`` (needs ``sf_scale``): Stockfish's pawn structure as Fairy-Stockfish
+  11.1 evaluates it (``sf_pawns`` in evaluate.py), in its units at ``sf_scale`` / 256, for every
+  pawn-like piece with the pawn-like pieces of both sides as the pawns.  A pawn with an own
+  pawn beside it (phalanx) or one rank behind on a neighbouring file (support) earns
+  ``Connected[r] * (2 + phalanx - opposed) + 21 * supporters`` in the middlegame and that times
+  ``(r - 2) / 4`` in the endgame (``Connected`` = 0, 7, 8, 12, 29, 48, 86 by the pawn's rank from
+  its side's first rank; opposed: an enemy pawn ahead on its file); otherwise a pawn with no own
+  pawn on a neighbouring file costs (5, 15), plus (13, 27) when unopposed; a backward one
+  (blocked by an enemy pawn, with no own pawn on a neighbouring file level or behind) (9, 24),
+  plus (13, 27) unopposed; and an unsupported pawn costs (11, 56) when an own pawn stands right
+  behind it (doubled) and (0, 56) when it attacks two enemy pawns or more.  Fairy-Stockfish's
+  horde rule (a side with pawns on more than a quarter of the board) is not kept.
 - ``psqt``, ``psqt_eg`` (in ``[pieces.X]``): a learned piece-square table, one integer per
   square of the board from White's side (a1 first, rank by rank: ``files * ranks`` numbers),
   added to the square values above in the middlegame and the endgame (``psqt_eg`` defaults to
@@ -118,6 +130,10 @@ trook       (T, 2) int64        threat_rook (mg, eg), the same way
 flank       (16, 2) uint64      the king flank of a king on each file
 camp        (2, 2) uint64       each side's camp (its half of the board and a rank beyond)
 lowrank     (2, 2) uint64       each side's second and third ranks
+fwdfile     (2, 128, 2) uint64  squares ahead on the same file, for each side
+adjfile     (16, 2) uint64      the squares of the files next to each file
+rankmask    (16, 2) uint64      the squares of each rank
+behind      (2, 16, 2) uint64   a side's ranks level with and behind each rank
 ==========  ==================  ==============================================================
 """
 from __future__ import annotations
@@ -141,7 +157,7 @@ __all__ = ["EvalTables", "eval_tables", "tables_from", "variant_weights", "deriv
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
  P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2, P_KING_DANGER_SQ, P_FILE_TERMS,
- P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE, P_MOB_AREA) = range(19)
+ P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE, P_MOB_AREA, P_PAWN_STRUCT) = range(20)
 N_PARAMS = 32
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
@@ -155,14 +171,15 @@ SCALAR_KEYS = ("pair", "pair_eg", "open_file", "open_file_eg", "half_open_file",
 MOB_N = 32  # mobility tables' length in the kernel (a count beyond it takes the last entry)
 TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "king_danger_sq", "mopup",
             "mopup_margin", "threat_pawn", "hanging", "pieces", "sf_scale", "king_no_major", "king_major_value",
-            "mobility_area"}
+            "mobility_area", "pawn_structure"}
 THREAT_CLASSES = {"": 0, "minor": 1, "rook": 2}
 
 
 EvalTables = array_tuple("EvalTables", """
     psq:i2 psq_eg:i2 passed:i2 passed_mg:i2 value:i1 mobility:i1 mob_mg:i2 mob_eg:i2 pair:i2 openf:i2 filemask:u2
     katt:i1 phase_w:i1 front:u3 zone:u2 shield:u3 near:i1 params:i1 nn_idx:i3 nn_w1:i2 nn_b1:i1 nn_w2:i1
-    kaw:i1 safe_check:i2 tclass:i1 tminor:i2 trook:i2 flank:u2 camp:u2 lowrank:u2
+    kaw:i1 safe_check:i2 tclass:i1 tminor:i2 trook:i2 flank:u2 camp:u2 lowrank:u2 fwdfile:u3 adjfile:u2
+    rankmask:u2 behind:u3
 """)
 
 
@@ -528,6 +545,25 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
             set_bit(lowrank[0], s)
         if 1 <= R - 1 - s // F <= 2:
             set_bit(lowrank[1], s)
+    # the pawn structure's masks (Stockfish's forward_file_bb, adjacent_files_bb, rank_bb and
+    # forward_ranks_bb of the other side)
+    fwdfile = np.zeros((2, 128, 2), np.uint64)
+    adjfile = np.zeros((16, 2), np.uint64)
+    rankmask = np.zeros((16, 2), np.uint64)
+    behind = np.zeros((2, 16, 2), np.uint64)
+    for s in range(F * R):
+        f, r = s % F, s // F
+        set_bit(rankmask[r], s)
+        for g in (f - 1, f + 1):
+            if 0 <= g < F:
+                set_bit(adjfile[g], s)
+        for rk in range(R):
+            if r <= rk:
+                set_bit(behind[0, rk], s)
+            if r >= rk:
+                set_bit(behind[1, rk], s)
+            if rk != r:
+                set_bit(fwdfile[0 if rk > r else 1, s], rk * F + f)
     params = np.zeros(N_PARAMS, np.int64)
     params[P_TEMPO] = int(w.get("tempo", 0))
     sp = w.get("safety_piece", "")
@@ -550,6 +586,12 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     if not isinstance(area, bool):
         raise ValueError(f"mobility_area: expected true or false, got {area!r}")
     params[P_MOB_AREA] = int(area)
+    structure = w.get("pawn_structure", False)
+    if not isinstance(structure, bool):
+        raise ValueError(f"pawn_structure: expected true or false, got {structure!r}")
+    if structure and not params[P_SF_SCALE]:
+        raise ValueError("pawn_structure: needs sf_scale (its values are Stockfish's units at sf_scale / 256)")
+    params[P_PAWN_STRUCT] = int(structure)
     nn_idx = np.zeros((2, 1, 1), np.int64)
     nn_w1 = np.zeros((1, 1), np.int64)
     nn_b1 = np.zeros(1, np.int64)
@@ -563,7 +605,7 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
         params[P_NN_B2] = net.b2
     return EvalTables(psq, psq_eg, passed, passed_mg, value, mobility, mob_mg, mob_eg, pair, openf, filemask, katt,
                       phase_w, front, zone, shield, near_t, params, nn_idx, nn_w1, nn_b1, nn_w2, kaw, safe_check, tclass,
-                      tminor, trook, flank, camp, lowrank)
+                      tminor, trook, flank, camp, lowrank, fwdfile, adjfile, rankmask, behind)
 
 
 def without_network(ev: EvalTables) -> EvalTables:
