@@ -13,6 +13,7 @@ True
 from __future__ import annotations
 
 import math
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from jitfish.movegen.position import Position
 from jitfish.movegen.tables import CFG_NSQ, CFG_NTYPES
 
 from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SKIP, C_SELDEPTH, C_STOP, INF, MATE, MATE_BOUND, MAXPLY,
-                     PARAMS, SearchTables, pack_search, search_root)
+                     PARAM_NAMES, PARAMS, SearchTables, pack_search, parse_params, search_root)
 
 __all__ = ["Engine", "Limits", "SearchInfo", "SearchResult", "time_budget"]
 
@@ -166,6 +167,10 @@ class Engine:
 
     def __init__(self, hash_mb: int = 16):
         self._lock = threading.Lock()
+        # the search's tuned numbers (search.PARAMS), read by the kernels at run time; the
+        # environment's JITFISH_SEARCH_PARAMS="name=value,..." overrides them (for tuners)
+        self.prm = np.array([PARAMS[k] for k in PARAM_NAMES], np.int64)
+        self.set_params(parse_params(os.environ.get("JITFISH_SEARCH_PARAMS", "")))
         self.ctrl = np.zeros(16, np.int64)
         self.set_hash(hash_mb)
         self.killers = np.zeros((MAXPLY + 2, 2), np.int64)
@@ -189,6 +194,17 @@ class Engine:
         self.tt_key = np.zeros(n, np.uint64)
         self.tt_data = np.full(n, -1, np.int64)
 
+    def set_params(self, values: dict[str, int]) -> None:
+        """Set some of the search's numbers (``search.PARAMS`` names) for the next searches."""
+        for name, v in values.items():
+            if name not in PARAMS:
+                raise ValueError(f"unknown search parameter {name!r}")
+            self.prm[PARAM_NAMES.index(name)] = int(v)
+
+    def params(self) -> dict[str, int]:
+        """The search's numbers this Engine uses."""
+        return {k: int(v) for k, v in zip(PARAM_NAMES, self.prm)}
+
     def new_game(self) -> None:
         self.tt_key[:] = 0
         self.tt_data[:] = -1
@@ -204,7 +220,8 @@ class Engine:
 
     def _tables(self) -> SearchTables:
         return SearchTables(self.tt_key, self.tt_data, self.killers, self.history, self.pv,
-                            self.pvlen, self.moves, self.mscore, self.ctrl, self.root_skip, self.seval, self.cmove, self.cont)
+                            self.pvlen, self.moves, self.mscore, self.ctrl, self.root_skip, self.seval, self.cmove, self.cont,
+                            self.prm)
 
     def warmup(self, variant: str = "chess") -> None:
         """Compile or load every kernel the search uses (blocking)."""
@@ -228,7 +245,7 @@ class Engine:
     def _root(self, d: np.ndarray, ss: SearchTables, depth: int, guess: int) -> int:
         """One root search to ``depth``: aspiration windows around ``guess`` from depth 5,
         widened until the score falls inside."""
-        window = PARAMS["aspiration"]
+        window = int(self.prm[PARAM_NAMES.index("aspiration")])
         alpha, beta = (-INF, INF) if depth < 5 else (guess - window, guess + window)
         while True:
             v = int(search_root(d, ss, depth, alpha, beta))

@@ -37,6 +37,7 @@ courier's bare king, 50-move rule and repetition (draws).
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -48,7 +49,7 @@ from jitfish.movegen.kernels import Pos, move_from, move_kind, move_promo, move_
 from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CFG_EXT_MASK, CFG_FIFTY, CFG_NSQ, CFG_NTYPES,
                                     CFG_ROYAL, CFG_STALEMATE_LOSS, Tables)
 
-__all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "MAXPLY", "MATE", "CONT_MAX",
+__all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "parse_params", "MAXPLY", "MATE", "CONT_MAX",
            "MATE_BOUND", "INF", "C_STOP", "C_NODES", "C_NODE_LIMIT", "C_SELDEPTH"]
 
 MAXPLY = 96
@@ -81,29 +82,36 @@ PARAMS = {
     "fut_lmr_depth": 6,      # futility by LMR depth: static eval + base + margin * lmr_depth <= alpha
     "fut_lmr_base": 140,
     "fut_lmr_margin": 100,
+    "lmr_base": 75,          # LMR: int(lmr_base / 100 + ln(depth) ln(move number) / (lmr_div / 100)) plies
+    "lmr_div": 225,
 }
+# The search reads them at run time from ``SearchTables.prm`` (an Engine's copy of this table, in
+# the order of PARAM_NAMES), so a tuner can change them without recompiling the kernels:
+# ``Engine.set_params``, or JITFISH_SEARCH_PARAMS="name=value,..." in an engine's environment.
+PARAM_NAMES = tuple(PARAMS)
+(I_NULL_MIN_DEPTH, I_NULL_R, I_LMR_MIN_DEPTH, I_LMR_MIN_MOVES, I_LMR_CUT, I_ASPIRATION, I_RFP_DEPTH, I_RFP_MARGIN,
+ I_LMP_DEPTH, I_QS_DELTA, I_SEE_DEPTH, I_SEE_MARGIN, I_IIR_DEPTH, I_SE_DEPTH, I_SE_MARGIN, I_HIST_LMR_DIV,
+ I_CONT_PRUNE_DEPTH, I_SEE_QUIET, I_SEE_QUIET_DEPTH, I_FUT_LMR_DEPTH, I_FUT_LMR_BASE, I_FUT_LMR_MARGIN, I_LMR_BASE,
+ I_LMR_DIV) = range(len(PARAM_NAMES))
+assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
+    and PARAM_NAMES[I_LMR_DIV] == "lmr_div", "the I_* indices follow PARAMS' order"
+
+
+def parse_params(text: str) -> dict[str, int]:
+    """``"name=value,name=value"`` (PARAMS' names, integer values; commas, semicolons or spaces
+    between them) -> a dict; ValueError naming what is wrong."""
+    out: dict[str, int] = {}
+    for item in filter(None, re.split(r"[,;\s]+", text)):
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or name not in PARAMS:
+            raise ValueError(f"search parameter {item!r}: expected name=integer, name one of {', '.join(PARAM_NAMES)}")
+        try:
+            out[name] = int(value)
+        except ValueError:
+            raise ValueError(f"search parameter {name}: {value.strip()!r} is not an integer") from None
+    return out
 CONT_MAX = 2048  # continuation-history index range at most (a bigger variant folds its indices)
-NULL_MIN_DEPTH = PARAMS["null_min_depth"]
-NULL_R = PARAMS["null_reduction"]
-LMR_MIN_DEPTH = PARAMS["lmr_min_depth"]
-LMR_MIN_MOVES = PARAMS["lmr_min_moves"]
-LMR_CUT = PARAMS["lmr_cut"]
-RFP_DEPTH = PARAMS["rfp_depth"]
-RFP_MARGIN = PARAMS["rfp_margin"]
-LMP_DEPTH = PARAMS["lmp_depth"]
-QS_DELTA = PARAMS["qs_delta"]
-SEE_DEPTH = PARAMS["see_depth"]
-SEE_MARGIN = PARAMS["see_margin"]
-IIR_DEPTH = PARAMS["iir_depth"]
-SE_DEPTH = PARAMS["se_depth"]
-SE_MARGIN = PARAMS["se_margin"]
-HIST_LMR_DIV = PARAMS["hist_lmr_div"]
-CONT_PRUNE_DEPTH = PARAMS["cont_prune_depth"]
-SEE_QUIET = PARAMS["see_quiet"]
-SEE_QUIET_DEPTH = PARAMS["see_quiet_depth"]
-FUT_LMR_DEPTH = PARAMS["fut_lmr_depth"]
-FUT_LMR_BASE = PARAMS["fut_lmr_base"]
-FUT_LMR_MARGIN = PARAMS["fut_lmr_margin"]
 HIST_MAX = 16384  # history values stay within +/- this (gravity)
 NO_EVAL = -INF - 1  # seval of a node in check
 SEE_ROYAL = 20000  # the royal piece's value in an exchange: it captures last
@@ -111,7 +119,7 @@ SEE_ROYAL = 20000  # the royal piece's value in an exchange: it captures last
 
 SearchTables = array_tuple("SearchTables", """
     tt_key:u1 tt_data:i1 killers:i2 history:i3 pv:i2 pvlen:i1 moves:i2 mscore:i2 ctrl:i1
-    root_skip:i1 seval:i1 cmove:i1 cont:i2
+    root_skip:i1 seval:i1 cmove:i1 cont:i2 prm:i1
 """)
 
 # The search kernels take one bundle array ``d`` for the five tuples (see ``_jit.bundle``:
@@ -488,7 +496,7 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
             # delta pruning: a capture that cannot lift the score near alpha is not searched
             victim = pos.board[move_to(m)]
             if victim != 0 and move_kind(m) != K.KIND_CASTLE and move_promo(m) == 0 \
-                    and stand + ev.value[(victim - 1) >> 1] + QS_DELTA <= alpha:
+                    and stand + ev.value[(victim - 1) >> 1] + ss.prm[I_QS_DELTA] <= alpha:
                 continue
         K.make_move(d, m)
         if not checked and tab.cfg[CFG_CONVERSION] >= 0:
@@ -576,29 +584,29 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
             improving = raw > ss.seval[ply - 2]
     # Step 5. Static pruning (not in check, not in PV): reverse futility, then null move
     if not pv_node and not checked and ply > 0 and excluded == 0:
-        if depth <= RFP_DEPTH and abs(beta) < MATE_BOUND \
-                and ev_static - RFP_MARGIN * (depth - (1 if improving else 0)) >= beta:
+        if depth <= ss.prm[I_RFP_DEPTH] and abs(beta) < MATE_BOUND \
+                and ev_static - ss.prm[I_RFP_MARGIN] * (depth - (1 if improving else 0)) >= beta:
             return ev_static
-        if allow_null != 0 and depth >= NULL_MIN_DEPTH and ev_static >= beta and abs(beta) < MATE_BOUND \
+        if allow_null != 0 and depth >= ss.prm[I_NULL_MIN_DEPTH] and ev_static >= beta and abs(beta) < MATE_BOUND \
                 and has_pieces(pos, tab):
             ss.cmove[ply] = -1
             K.make_null(d)
-            v = -negamax(d, depth - 1 - NULL_R - depth // 6, -beta, -beta + 1, ply + 1, np.int64(0), 1 - cut_node,
-                         np.int64(0))
+            v = -negamax(d, depth - 1 - ss.prm[I_NULL_R] - depth // 6, -beta, -beta + 1, ply + 1, np.int64(0),
+                         1 - cut_node, np.int64(0))
             K.unmake_null(d)
             if ss.ctrl[C_STOP]:
                 return 0
             if v >= beta:
                 return beta if v >= MATE_BOUND else v
     # Step 6. Internal iterative reduction: no TT move to start with, one ply less
-    if tt_move == 0 and depth >= IIR_DEPTH and excluded == 0:
+    if tt_move == 0 and depth >= ss.prm[I_IIR_DEPTH] and excluded == 0:
         depth -= 1
     # Step 7. Singular extension: when every other move falls well short of the TT move's
     # lower bound, the TT move is searched one ply deeper (and if they reach beta, cut)
     singular = False
-    if excluded == 0 and ply > 0 and tt_move != 0 and depth >= SE_DEPTH and bound & BOUND_LOWER \
+    if excluded == 0 and ply > 0 and tt_move != 0 and depth >= ss.prm[I_SE_DEPTH] and bound & BOUND_LOWER \
             and tdepth >= depth - 3 and abs(tscore) < MATE_BOUND:
-        sbeta = tscore - SE_MARGIN * depth
+        sbeta = tscore - ss.prm[I_SE_MARGIN] * depth
         v = negamax(d, depth // 2, sbeta - 1, sbeta, ply, np.int64(0), cut_node, np.int64(tt_move))
         ss.pvlen[ply] = ply
         if ss.ctrl[C_STOP]:
@@ -631,7 +639,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     us = pos.st[K.ST_SIDE]
     prunable = not pv_node and not checked and ply > 0
     lmp_limit = 1 << 30
-    if prunable and depth <= LMP_DEPTH:
+    if prunable and depth <= ss.prm[I_LMP_DEPTH]:
         lmp_limit = 3 + depth * depth if improving else (3 + depth * depth) // 2 + 1
     # SEE pruning is off where one capture can decide the game (extinction, a bare king)
     see_prune_ok = tab.cfg[CFG_EXT_MASK] == 0 and not (tab.cfg[CFG_BARE_KING] and few_pieces(pos, tab))
@@ -639,15 +647,15 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     for i in range(n):
         m = pick(ss, ply, i, n)
         tactical = is_tactical(pos, tab, m)
-        if prunable and tactical and depth <= SEE_DEPTH and ss.mscore[ply, i] < 0 and i > 0 \
+        if prunable and tactical and depth <= ss.prm[I_SEE_DEPTH] and ss.mscore[ply, i] < 0 and i > 0 \
                 and best > -MATE_BOUND and see_prune_ok \
-                and not see_ge(pos, tab, ev, m, np.int64(-SEE_MARGIN * depth)):
+                and not see_ge(pos, tab, ev, m, np.int64(-ss.prm[I_SEE_MARGIN] * depth)):
             continue  # a capture that loses too much at low depth (SEE)
         ci = cont_index(pos, tab, ss, m)
         # the late-move reduction this move would get, and the depth it leaves
         r = 0
-        if i > 0 and depth >= LMR_MIN_DEPTH and i >= LMR_MIN_MOVES and not tactical and not checked:
-            r = int(0.75 + math.log(depth) * math.log(i + 1) / 2.25)
+        if i > 0 and depth >= ss.prm[I_LMR_MIN_DEPTH] and i >= ss.prm[I_LMR_MIN_MOVES] and not tactical and not checked:
+            r = int(ss.prm[I_LMR_BASE] / 100.0 + math.log(depth) * math.log(i + 1) / (ss.prm[I_LMR_DIV] / 100.0))
         lmr_depth = depth - 1 - r
         may_prune = False
         stat = np.int64(0)
@@ -657,14 +665,14 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
             if prunable and i > 0 and best > -MATE_BOUND:
                 if quiets > lmp_limit:
                     may_prune = True  # late-move pruning
-                elif lmr_depth < FUT_LMR_DEPTH and abs(alpha) < MATE_BOUND \
-                        and ev_static + FUT_LMR_BASE + FUT_LMR_MARGIN * max(lmr_depth, 0) <= alpha:
+                elif lmr_depth < ss.prm[I_FUT_LMR_DEPTH] and abs(alpha) < MATE_BOUND \
+                        and ev_static + ss.prm[I_FUT_LMR_BASE] + ss.prm[I_FUT_LMR_MARGIN] * max(lmr_depth, 0) <= alpha:
                     may_prune = True  # futility
-                elif lmr_depth < CONT_PRUNE_DEPTH and c1 >= 0 and ss.cont[c1, ci] < 0 \
+                elif lmr_depth < ss.prm[I_CONT_PRUNE_DEPTH] and c1 >= 0 and ss.cont[c1, ci] < 0 \
                         and (c2 < 0 or ss.cont[c2, ci] < 0):
                     may_prune = True  # continuation history says it does not work here
-                elif lmr_depth < SEE_QUIET_DEPTH and see_prune_ok \
-                        and not see_ge(pos, tab, ev, m, np.int64(-SEE_QUIET * max(lmr_depth, 0) ** 2)):
+                elif lmr_depth < ss.prm[I_SEE_QUIET_DEPTH] and see_prune_ok \
+                        and not see_ge(pos, tab, ev, m, np.int64(-ss.prm[I_SEE_QUIET] * max(lmr_depth, 0) ** 2)):
                     may_prune = True  # it puts a piece where it is lost (SEE)
         ss.cmove[ply] = ci
         K.make_move(d, m)
@@ -692,7 +700,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                 if pv_node:
                     r -= 1
                 if cut_node:
-                    r += LMR_CUT
+                    r += ss.prm[I_LMR_CUT]
                 if not improving and r > 1:
                     r += 1
                 if singular:
@@ -700,7 +708,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                 if m == ss.killers[ply, 0] or m == ss.killers[ply, 1]:
                     r -= 1
                 else:
-                    r -= sdiv(stat, HIST_LMR_DIV)
+                    r -= sdiv(stat, ss.prm[I_HIST_LMR_DIV])
                 r = max(0, min(r, depth - 2))
         zw = i > 0  # the first move gets the full window, the rest a null window first
         while True:

@@ -11,6 +11,8 @@
 
 ``--variants FILE_OR_DIR`` (repeatable, anywhere on the line) adds variant files for every
 command, the engine included; so does ``$JITFISH_VARIANTS`` (paths separated by ``:``).
+``$JITFISH_SEARCH_PARAMS`` (``name=value,...``) sets some of the search's tuned numbers
+(``engine/search.py``, ``PARAMS``): what ``python -m jitfish.bench.spsa`` gives the engines it plays.
 
 The layers import only downwards (movegen < eval < engine < protocol < bench); this module,
 above them all, imports from each.
@@ -18,6 +20,7 @@ above them all, imports from each.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -28,6 +31,7 @@ from jitfish.bench.perft_bench import main as perft_main
 from jitfish.bench.search_bench import main as search_main
 from jitfish.bench.search_nps import main as nps_main
 from jitfish.bench.startup import main as startup_main
+from jitfish.engine.search import parse_params
 from jitfish.eval import eval_tables
 from jitfish.eval.tables import psqt_file, weights_file
 from jitfish.movegen import FenError, Position, VariantError, add_variant_path, load_spec, load_variant, variant_names
@@ -228,6 +232,11 @@ def main(argv: list[str] | None = None, early=None) -> int:
     """The command line; ``early`` is the engine's standard input when ``jitfish.start`` began
     reading it before the rest loaded."""
     raw = list(sys.argv[1:] if argv is None else argv)
+    try:  # a tuner's search numbers (engine/search.py, PARAMS): refuse bad ones before starting
+        parse_params(os.environ.get("JITFISH_SEARCH_PARAMS", ""))
+    except ValueError as exc:
+        print(f"Error: JITFISH_SEARCH_PARAMS: {exc}", file=sys.stderr)
+        return 2
     paths, raw = _take_variants(raw)
     for path in paths:
         try:
