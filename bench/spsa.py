@@ -38,6 +38,9 @@ from tqdm import tqdm
 
 from jitfish.engine.search import PARAMS
 
+from .match import Match
+from .match_cli import add_match_parser, build_config
+
 __all__ = ["Param", "parse_param", "Spsa", "play_pairs", "main"]
 
 GAMMA = 0.101
@@ -109,9 +112,6 @@ def play_pairs(engine: str, variant: str, pairs: int, limits: list[str], seed: i
                ) -> Callable[[dict[str, int], dict[str, int]], float]:
     """A ``play`` for Spsa.step: ``jitfish match`` between ``engine`` with the plus numbers and
     with the minus numbers (``limits``: match options such as ``--tc 2+0.02``)."""
-    from jitfish.bench.match import Match
-    from jitfish.bench.match_cli import add_match_parser, build_config
-
     next_seed = seed
 
     def play(plus: dict[str, int], minus: dict[str, int]) -> float:
