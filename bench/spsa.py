@@ -17,9 +17,9 @@ and MAX (default: half and twice the start), perturbed by C at the end (default:
 the range, at least 1). The engines are ``--engine`` (default: the ``jitfish`` beside this Python)
 with ``JITFISH_SEARCH_PARAMS`` in their environment, so no kernel is compiled again; the games
 go through ``jitfish match`` (its rules referee, adjudication and ``--scheduler``: the pairs of an
-iteration can play on Dask workers). Every iteration is a line of ``--out`` (CSV: k, c_k, a_k,
-result, then each number), the run is reproducible from its seed (openings and flips), and the
-last line printed is the tuned numbers as ``PARAMS`` lines. A run is long: a useful one is
+iteration can play on Dask workers). Every iteration is a line of ``--out`` (CSV: k, the plus
+engine's wins minus losses, each number's c_k, then each number after the step), the run is
+reproducible from its seed (openings and flips), and the last line printed is the tuned numbers. A run is long: a useful one is
 thousands of games (bench/RESULTS.md).
 """
 from __future__ import annotations
@@ -87,13 +87,13 @@ class Spsa:
 
     def __init__(self, params: list[Param], iterations: int, r_end: float = 0.002, seed: int = 1):
         self.params = params
-        self.n = iterations
         self.big_a = 0.1 * iterations
         self.rng = random.Random(seed)
         self.c = [p.c_end * iterations ** GAMMA for p in params]
         self.a = [r_end * p.c_end ** 2 * (self.big_a + iterations) ** ALPHA for p in params]
 
-    def step(self, k: int, play: Callable[[dict[str, int], dict[str, int]], float]) -> tuple[list[float], list[float], float]:
+    def step(self, k: int, play: Callable[[dict[str, int], dict[str, int]], float]
+             ) -> tuple[list[float], list[float], float]:
         flips = [self.rng.choice((-1, 1)) for _ in self.params]
         ck = [c / (k + 1) ** GAMMA for c in self.c]
         ak = [a / (self.big_a + k + 1) ** ALPHA for a in self.a]
@@ -114,16 +114,16 @@ def play_pairs(engine: str, variant: str, pairs: int, limits: list[str], seed: i
     with the minus numbers (``limits``: match options such as ``--tc 2+0.02``)."""
     next_seed = seed
 
+    def cmd(values: dict[str, int]) -> str:
+        return "env JITFISH_SEARCH_PARAMS=" + ";".join(f"{k}={v}" for k, v in values.items()) + " " + engine
+
     def play(plus: dict[str, int], minus: dict[str, int]) -> float:
         nonlocal next_seed
-        def cmd(values: dict[str, int]) -> str:
-            return "env JITFISH_SEARCH_PARAMS=" + ";".join(f"{k}={v}" for k, v in values.items()) + " " + engine
-
         ap = argparse.ArgumentParser()
         add_match_parser(ap.add_subparsers())
         args = ap.parse_args(["match", "--variant", variant, "--rounds", str(pairs), "--seed", str(next_seed),
-                              "--engine", f"cmd={cmd(plus)}", "name=plus", "--engine", f"cmd={cmd(minus)}", "name=minus",
-                              "--no-progress", "--quiet", *limits, *extra])
+                              "--engine", f"cmd={cmd(plus)}", "name=plus", "--engine", f"cmd={cmd(minus)}",
+                              "name=minus", "--no-progress", "--quiet", *limits, *extra])
         next_seed += 1
         match = Match(build_config(args), out=io.StringIO(), err=io.StringIO())
         match.run()
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nodes", type=int, help="nodes per move instead of a clock")
     ap.add_argument("--random-plies", type=int, default=6)
     ap.add_argument("--r-end", type=float, default=0.002, help="the last step per game point, in C^2 (default 0.002)")
-    ap.add_argument("--engine", help="jitfish command (default: the jitfish of this installation)")
+    ap.add_argument("--engine", help="jitfish command (default: the jitfish beside this Python, else on the PATH)")
     ap.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
     ap.add_argument("--scheduler", help="play on Dask workers (see jitfish match --scheduler)")
     ap.add_argument("--seed", type=int, default=1)

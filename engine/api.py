@@ -26,8 +26,8 @@ from jitfish.movegen import kernels as K
 from jitfish.movegen.position import Position
 from jitfish.movegen.tables import CFG_NSQ, CFG_NTYPES
 
-from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SKIP, C_SELDEPTH, C_STOP, INF, MATE, MATE_BOUND, MAXPLY,
-                     PARAM_NAMES, PARAMS, SearchTables, pack_search, parse_params, search_root)
+from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SKIP, C_SELDEPTH, C_STOP, I_ASPIRATION, INF, MATE,
+                     MATE_BOUND, MAXPLY, PARAM_NAMES, PARAMS, SearchTables, pack_search, parse_params, search_root)
 
 __all__ = ["Engine", "Limits", "SearchInfo", "SearchResult", "time_budget"]
 
@@ -219,9 +219,8 @@ class Engine:
         self.ctrl[C_STOP] = 1
 
     def _tables(self) -> SearchTables:
-        return SearchTables(self.tt_key, self.tt_data, self.killers, self.history, self.pv,
-                            self.pvlen, self.moves, self.mscore, self.ctrl, self.root_skip, self.seval, self.cmove, self.cont,
-                            self.prm)
+        return SearchTables(self.tt_key, self.tt_data, self.killers, self.history, self.pv, self.pvlen, self.moves,
+                            self.mscore, self.ctrl, self.root_skip, self.seval, self.cmove, self.cont, self.prm)
 
     def warmup(self, variant: str = "chess") -> None:
         """Compile or load every kernel the search uses (blocking)."""
@@ -245,7 +244,7 @@ class Engine:
     def _root(self, d: np.ndarray, ss: SearchTables, depth: int, guess: int) -> int:
         """One root search to ``depth``: aspiration windows around ``guess`` from depth 5,
         widened until the score falls inside."""
-        window = int(self.prm[PARAM_NAMES.index("aspiration")])
+        window = int(self.prm[I_ASPIRATION])
         alpha, beta = (-INF, INF) if depth < 5 else (guess - window, guess + window)
         while True:
             v = int(search_root(d, ss, depth, alpha, beta))

@@ -49,8 +49,8 @@ from jitfish.movegen.kernels import Pos, move_from, move_kind, move_promo, move_
 from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CFG_EXT_MASK, CFG_FIFTY, CFG_NSQ, CFG_NTYPES,
                                     CFG_ROYAL, CFG_STALEMATE_LOSS, Tables)
 
-__all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "parse_params", "MAXPLY", "MATE", "CONT_MAX",
-           "MATE_BOUND", "INF", "C_STOP", "C_NODES", "C_NODE_LIMIT", "C_SELDEPTH"]
+__all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
+           "parse_params", "MAXPLY", "MATE", "CONT_MAX", "MATE_BOUND", "INF", "C_STOP", "C_NODES", "C_NODE_LIMIT", "C_SELDEPTH"]
 
 MAXPLY = 96
 MATE = 30000
@@ -111,6 +111,8 @@ def parse_params(text: str) -> dict[str, int]:
         except ValueError:
             raise ValueError(f"search parameter {name}: {value.strip()!r} is not an integer") from None
     return out
+
+
 CONT_MAX = 2048  # continuation-history index range at most (a bigger variant folds its indices)
 HIST_MAX = 16384  # history values stay within +/- this (gravity)
 NO_EVAL = -INF - 1  # seval of a node in check

@@ -309,7 +309,9 @@ def sf_pawns(tab, ev, board, c, o0, o1, t0, t1, occ0, occ1):
             f = s % F
             rk = s // F
             r = rk if c == 0 else R - 1 - rk
-            opposed = ((t0 & ev.fwdfile[c, s, 0]) | (t1 & ev.fwdfile[c, s, 1])) != K.ZERO
+            # an enemy pawn ahead on the file: the passed-pawn span on the pawn's own file
+            opposed = ((t0 & ev.front[c, s, 0] & ev.filemask[f, 0])
+                       | (t1 & ev.front[c, s, 1] & ev.filemask[f, 1])) != K.ZERO
             u = s + up
             blocked = 0 <= u < nsq and has_bit(t0, t1, u)
             _m0, _m1, a0, a1 = K.piece_targets(tab, (board[s] - 1) >> 1, c, s, occ0, occ1, np.int64(0))

@@ -130,7 +130,6 @@ trook       (T, 2) int64        threat_rook (mg, eg), the same way
 flank       (16, 2) uint64      the king flank of a king on each file
 camp        (2, 2) uint64       each side's camp (its half of the board and a rank beyond)
 lowrank     (2, 2) uint64       each side's second and third ranks
-fwdfile     (2, 128, 2) uint64  squares ahead on the same file, for each side
 adjfile     (16, 2) uint64      the squares of the files next to each file
 rankmask    (16, 2) uint64      the squares of each rank
 behind      (2, 16, 2) uint64   a side's ranks level with and behind each rank
@@ -178,8 +177,8 @@ THREAT_CLASSES = {"": 0, "minor": 1, "rook": 2}
 EvalTables = array_tuple("EvalTables", """
     psq:i2 psq_eg:i2 passed:i2 passed_mg:i2 value:i1 mobility:i1 mob_mg:i2 mob_eg:i2 pair:i2 openf:i2 filemask:u2
     katt:i1 phase_w:i1 front:u3 zone:u2 shield:u3 near:i1 params:i1 nn_idx:i3 nn_w1:i2 nn_b1:i1 nn_w2:i1
-    kaw:i1 safe_check:i2 tclass:i1 tminor:i2 trook:i2 flank:u2 camp:u2 lowrank:u2 fwdfile:u3 adjfile:u2
-    rankmask:u2 behind:u3
+    kaw:i1 safe_check:i2 tclass:i1 tminor:i2 trook:i2 flank:u2 camp:u2 lowrank:u2 adjfile:u2 rankmask:u2
+    behind:u3
 """)
 
 
@@ -545,9 +544,8 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
             set_bit(lowrank[0], s)
         if 1 <= R - 1 - s // F <= 2:
             set_bit(lowrank[1], s)
-    # the pawn structure's masks (Stockfish's forward_file_bb, adjacent_files_bb, rank_bb and
-    # forward_ranks_bb of the other side)
-    fwdfile = np.zeros((2, 128, 2), np.uint64)
+    # the pawn structure's masks (Stockfish's adjacent_files_bb, rank_bb and forward_ranks_bb of the
+    # other side)
     adjfile = np.zeros((16, 2), np.uint64)
     rankmask = np.zeros((16, 2), np.uint64)
     behind = np.zeros((2, 16, 2), np.uint64)
@@ -562,8 +560,6 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
                 set_bit(behind[0, rk], s)
             if r >= rk:
                 set_bit(behind[1, rk], s)
-            if rk != r:
-                set_bit(fwdfile[0 if rk > r else 1, s], rk * F + f)
     params = np.zeros(N_PARAMS, np.int64)
     params[P_TEMPO] = int(w.get("tempo", 0))
     sp = w.get("safety_piece", "")
@@ -605,7 +601,7 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
         params[P_NN_B2] = net.b2
     return EvalTables(psq, psq_eg, passed, passed_mg, value, mobility, mob_mg, mob_eg, pair, openf, filemask, katt,
                       phase_w, front, zone, shield, near_t, params, nn_idx, nn_w1, nn_b1, nn_w2, kaw, safe_check, tclass,
-                      tminor, trook, flank, camp, lowrank, fwdfile, adjfile, rankmask, behind)
+                      tminor, trook, flank, camp, lowrank, adjfile, rankmask, behind)
 
 
 def without_network(ev: EvalTables) -> EvalTables:
