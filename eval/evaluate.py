@@ -134,6 +134,28 @@ def mobility_area(tab, ev, bb, occ0, occ1):
 
 
 @helper
+def pawn_mobility(tab, ev, bb, t, occ0, occ1, ma00, ma01, ma10, ma11, mob_mg, mob_eg):
+    """``mob_mg``, ``mob_eg`` (White's minus Black's) with the mobility of the pawn-like type t's
+    pieces added, counted within the mobility areas (ma: White's, then Black's)."""
+    for c in range(2):
+        for w in range(2):
+            b = bb[K.ROW_TYPE + t, w] & bb[c, w]
+            while b:
+                sq = lsb(b) + 64 * w
+                b &= b - K.ONE
+                m0, m1, c0, c1 = K.piece_targets(tab, t, c, sq, occ0, occ1, np.int64(0))
+                n = min(area_count(m0, m1, c0, c1, occ0, occ1, ma00 if c == 0 else ma10, ma01 if c == 0 else ma11),
+                        MOB_N - 1)
+                if c == 0:
+                    mob_mg += ev.mob_mg[t, n]
+                    mob_eg += ev.mob_eg[t, n]
+                else:
+                    mob_mg -= ev.mob_mg[t, n]
+                    mob_eg -= ev.mob_eg[t, n]
+    return mob_mg, mob_eg
+
+
+@helper
 def area_count(m0, m1, c0, c1, occ0, occ1, a0, a1):
     """A piece's mobility within an area: the squares it attacks (own pieces included) and the
     empty squares it moves to."""
@@ -653,81 +675,126 @@ def evaluate_terms(d, alpha, beta):
         adj01 = z01 & ~(K.ONE << np.uint64(k0 - 64)) if k0 >= 64 else z01
         adj10 = z10 & ~(K.ONE << np.uint64(k1)) if k1 < 64 else z10
         adj11 = z11 & ~(K.ONE << np.uint64(k1 - 64)) if k1 >= 64 else z11
+    # Stockfish's mobility area (``mobility_area``), built from the pawn-like pieces' targets of
+    # this loop's first pass rather than computed again: the pawn-like types go first (pass 0),
+    # the area is complete before the other types' mobility is counted (pass 1)
     area = ev.params[P_MOB_AREA] != 0
-    ma00 = K.ZERO
+    ma00 = K.ZERO  # while pass 0 runs: what White's area leaves out (words 0, 1), then Black's
     ma01 = K.ZERO
     ma10 = K.ZERO
     ma11 = K.ZERO
-    if area:
-        ma00, ma01, ma10, ma11 = mobility_area(tab, ev, bb, occ0, occ1)
-    for t in range(T):
-        mob = ev.mobility[t]
-        ka = ev.katt[t]
-        if mob == 0 and ka == 0 and not threats and not sf:
-            continue
-        for c in range(2):
-            for w in range(2):
-                b = bb[K.ROW_TYPE + t, w] & bb[c, w]
-                while b:
-                    sq = lsb(b) + 64 * w
-                    b &= b - K.ONE
-                    m0, m1, c0, c1 = K.piece_targets(tab, t, c, sq, occ0, occ1, np.int64(0))
-                    if sf:
-                        A[T + 1, c, 0] |= A[T, c, 0] & c0
-                        A[T + 1, c, 1] |= A[T, c, 1] & c1
-                        A[T, c, 0] |= c0
-                        A[T, c, 1] |= c1
-                        A[t, c, 0] |= c0
-                        A[t, c, 1] |= c1
-                        if tab.pawnlike[t]:
-                            A[T + 2, c, 0] |= c0
-                            A[T + 2, c, 1] |= c1
-                        elif t != royal:
+    if area and royal >= 0:  # a side's area leaves out its royal pieces
+        ma00 = bb[K.ROW_TYPE + royal, 0] & bb[0, 0]
+        ma01 = bb[K.ROW_TYPE + royal, 1] & bb[0, 1]
+        ma10 = bb[K.ROW_TYPE + royal, 0] & bb[1, 0]
+        ma11 = bb[K.ROW_TYPE + royal, 1] & bb[1, 1]
+    late_mob = False  # a pawn-like type with mobility: counted after pass 0 (no seed variant has one)
+    for p in range(2):
+        if p == 1 and area:
+            ma00 = ~ma00
+            ma01 = ~ma01
+            ma10 = ~ma10
+            ma11 = ~ma11
+            if late_mob:
+                for t in range(T):
+                    if tab.pawnlike[t] and ev.mobility[t] != 0:
+                        mob_mg, mob_eg = pawn_mobility(tab, ev, bb, t, occ0, occ1, ma00, ma01, ma10, ma11, mob_mg,
+                                                       mob_eg)
+        for t in range(T):
+            if (tab.pawnlike[t] != 0) != (p == 0):
+                continue
+            mob = ev.mobility[t]
+            ka = ev.katt[t]
+            pawn_area = area and p == 0
+            if mob == 0 and ka == 0 and not threats and not sf and not pawn_area:
+                continue
+            if pawn_area and mob != 0:
+                late_mob = True
+                mob = 0
+            for c in range(2):
+                for w in range(2):
+                    b = bb[K.ROW_TYPE + t, w] & bb[c, w]
+                    while b:
+                        sq = lsb(b) + 64 * w
+                        bit = b & (~b + K.ONE)
+                        b &= b - K.ONE
+                        m0, m1, c0, c1 = K.piece_targets(tab, t, c, sq, occ0, occ1, np.int64(0))
+                        if pawn_area:
+                            # the other side's area leaves out what this pawn-like piece attacks; its
+                            # own, the piece itself when it cannot move or stands on a low rank
+                            out = ((m0 & ~occ0) | (m1 & ~occ1)) == K.ZERO or (ev.lowrank[c, w] & bit) != K.ZERO
                             if c == 0:
-                                if ((c0 & z10) | (c1 & z11)) != K.ZERO:
-                                    nkw += 1
-                                    wkw += ev.kaw[t]
-                                    acw += K.popcount(c0 & adj10) + K.popcount(c1 & adj11)
-                            elif ((c0 & z00) | (c1 & z01)) != K.ZERO:
-                                nkb += 1
-                                wkb += ev.kaw[t]
-                                acb += K.popcount(c0 & adj00) + K.popcount(c1 & adj01)
-                    if threats:
-                        if c == 0:
-                            aw0 |= c0
-                            aw1 |= c1
+                                ma10 |= c0
+                                ma11 |= c1
+                                if out:
+                                    if w == 0:
+                                        ma00 |= bit
+                                    else:
+                                        ma01 |= bit
+                            else:
+                                ma00 |= c0
+                                ma01 |= c1
+                                if out:
+                                    if w == 0:
+                                        ma10 |= bit
+                                    else:
+                                        ma11 |= bit
+                        if sf:
+                            A[T + 1, c, 0] |= A[T, c, 0] & c0
+                            A[T + 1, c, 1] |= A[T, c, 1] & c1
+                            A[T, c, 0] |= c0
+                            A[T, c, 1] |= c1
+                            A[t, c, 0] |= c0
+                            A[t, c, 1] |= c1
                             if tab.pawnlike[t]:
-                                pw0 |= c0
-                                pw1 |= c1
-                        else:
-                            ab0 |= c0
-                            ab1 |= c1
-                            if tab.pawnlike[t]:
-                                pb0 |= c0
-                                pb1 |= c1
-                    if mob != 0:
-                        if area:
-                            n = min(area_count(m0, m1, c0, c1, occ0, occ1, ma00 if c == 0 else ma10,
-                                               ma01 if c == 0 else ma11), MOB_N - 1)
-                        else:
-                            n = min(target_count(bb, c, m0, m1, c0, c1, occ0, occ1), MOB_N - 1)
-                        if c == 0:
-                            mob_mg += ev.mob_mg[t, n]
-                            mob_eg += ev.mob_eg[t, n]
-                        else:
-                            mob_mg -= ev.mob_mg[t, n]
-                            mob_eg -= ev.mob_eg[t, n]
-                    if ka != 0:
-                        if c == 0:
-                            a = K.popcount(c0 & z10) + K.popcount(c1 & z11)
-                            if a:
-                                units1 += ka * a
-                                natt1 += 1
-                        else:
-                            a = K.popcount(c0 & z00) + K.popcount(c1 & z01)
-                            if a:
-                                units0 += ka * a
-                                natt0 += 1
+                                A[T + 2, c, 0] |= c0
+                                A[T + 2, c, 1] |= c1
+                            elif t != royal:
+                                if c == 0:
+                                    if ((c0 & z10) | (c1 & z11)) != K.ZERO:
+                                        nkw += 1
+                                        wkw += ev.kaw[t]
+                                        acw += K.popcount(c0 & adj10) + K.popcount(c1 & adj11)
+                                elif ((c0 & z00) | (c1 & z01)) != K.ZERO:
+                                    nkb += 1
+                                    wkb += ev.kaw[t]
+                                    acb += K.popcount(c0 & adj00) + K.popcount(c1 & adj01)
+                        if threats:
+                            if c == 0:
+                                aw0 |= c0
+                                aw1 |= c1
+                                if tab.pawnlike[t]:
+                                    pw0 |= c0
+                                    pw1 |= c1
+                            else:
+                                ab0 |= c0
+                                ab1 |= c1
+                                if tab.pawnlike[t]:
+                                    pb0 |= c0
+                                    pb1 |= c1
+                        if mob != 0:
+                            if area:
+                                n = min(area_count(m0, m1, c0, c1, occ0, occ1, ma00 if c == 0 else ma10,
+                                                   ma01 if c == 0 else ma11), MOB_N - 1)
+                            else:
+                                n = min(target_count(bb, c, m0, m1, c0, c1, occ0, occ1), MOB_N - 1)
+                            if c == 0:
+                                mob_mg += ev.mob_mg[t, n]
+                                mob_eg += ev.mob_eg[t, n]
+                            else:
+                                mob_mg -= ev.mob_mg[t, n]
+                                mob_eg -= ev.mob_eg[t, n]
+                        if ka != 0:
+                            if c == 0:
+                                a = K.popcount(c0 & z10) + K.popcount(c1 & z11)
+                                if a:
+                                    units1 += ka * a
+                                    natt1 += 1
+                            else:
+                                a = K.popcount(c0 & z00) + K.popcount(c1 & z01)
+                                if a:
+                                    units0 += ka * a
+                                    natt0 += 1
     if threats:
         royal = tab.cfg[CFG_ROYAL]
         for t in range(T):

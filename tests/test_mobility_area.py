@@ -103,3 +103,42 @@ def test_a_mobility_area_that_is_not_true_or_false_is_refused(value) -> None:
     variant = load_variant("chess")
     with pytest.raises(ValueError, match="mobility_area"):
         tables_from(variant, {**_weights(), "mobility_area": value})
+
+
+def _pawn_counts(board: chess.Board) -> dict[int, list[int]]:
+    """colour (0 White) -> the mobility counts of its pawns, as the kernel counts a pawn-like
+    piece's: the occupied squares it attacks and the empty square it steps to (no double step),
+    inside its side's area."""
+    out: dict[int, list[int]] = {}
+    for colour in (chess.WHITE, chess.BLACK):
+        area = _area(board, colour)
+        up = 8 if colour == chess.WHITE else -8
+        for sq in board.pieces(chess.PAWN, colour):
+            targets = {s for s in board.attacks(sq) if board.piece_at(s) is not None}
+            if 0 <= sq + up < 64 and board.piece_at(sq + up) is None:
+                targets.add(sq + up)
+            out.setdefault(0 if colour else 1, []).append(len(targets & set(area)))
+    return out
+
+
+@pytest.mark.parametrize("seed", [3])
+def test_pawn_like_mobility_is_counted_within_the_area(seed: int) -> None:
+    """No seed variant gives a pawn-like piece mobility, but a weight file may: the kernel
+    counts those pieces once the area (which their own moves shape) is complete."""
+    variant = load_variant("chess")
+    w = _weights()
+    table = [-20, -5, 4, 11, 17]
+    with_pawns = copy.deepcopy(w)
+    with_pawns["pieces"]["P"]["mobility_table"] = table
+    with_pawns["pieces"]["P"]["mobility_table_eg"] = table
+    on = tables_from(variant, with_pawns)
+    off = tables_from(variant, w)
+    assert on.mobility[0] != 0 and off.mobility[0] == 0
+    checked = 0
+    for pos, board in random_chess_positions(seed, 60):
+        want = 0
+        for c, ns in _pawn_counts(board).items():
+            want += (1 if c == 0 else -1) * sum(int(on.mob_mg[0, min(n, MOB_N - 1)]) for n in ns)
+        assert abs(_white_eval(pos, on) - _white_eval(pos, off) - want) <= 1, (pos.fen(), want)
+        checked += want != 0
+    assert checked > 30
