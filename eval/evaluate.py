@@ -110,27 +110,44 @@ def mobility_area(tab, ev, bb, occ0, occ1):
                     bit = b & (~b + K.ONE)
                     b &= b - K.ONE
                     if t == royal:
-                        out = True
+                        x00, x01, x10, x11 = leave_out(c, w, bit, x00, x01, x10, x11)
                     else:
                         m0, m1, c0, c1 = K.piece_targets(tab, t, c, sq, occ0, occ1, np.int64(0))
-                        out = ((m0 & ~occ0) | (m1 & ~occ1)) == K.ZERO or (ev.lowrank[c, w] & bit) != K.ZERO
-                        if c == 0:  # the enemy's pawn attacks leave the other side's area
-                            x10 |= c0
-                            x11 |= c1
-                        else:
-                            x00 |= c0
-                            x01 |= c1
-                    if out:
-                        if c == 0:
-                            if w == 0:
-                                x00 |= bit
-                            else:
-                                x01 |= bit
-                        elif w == 0:
-                            x10 |= bit
-                        else:
-                            x11 |= bit
+                        x00, x01, x10, x11 = pawn_leaves_out(ev, c, w, bit, m0, m1, c0, c1, occ0, occ1,
+                                                             x00, x01, x10, x11)
     return ~x00, ~x01, ~x10, ~x11
+
+
+@helper
+def leave_out(c, w, bit, x00, x01, x10, x11):
+    """Colour c's mobility area leaves out bit (word w): the sets of what White's and Black's
+    areas leave out, (x00, x01, x10, x11), with it added."""
+    if c == 0:
+        if w == 0:
+            x00 |= bit
+        else:
+            x01 |= bit
+    elif w == 0:
+        x10 |= bit
+    else:
+        x11 |= bit
+    return x00, x01, x10, x11
+
+
+@helper
+def pawn_leaves_out(ev, c, w, bit, m0, m1, c0, c1, occ0, occ1, x00, x01, x10, x11):
+    """What a colour-c pawn-like piece on bit (word w; its targets m, c) takes out of the mobility
+    areas: the squares it attacks out of the other side's, itself out of its own when it cannot
+    move or stands on a low rank."""
+    if c == 0:
+        x10 |= c0
+        x11 |= c1
+    else:
+        x00 |= c0
+        x01 |= c1
+    if ((m0 & ~occ0) | (m1 & ~occ1)) == K.ZERO or (ev.lowrank[c, w] & bit) != K.ZERO:
+        x00, x01, x10, x11 = leave_out(c, w, bit, x00, x01, x10, x11)
+    return x00, x01, x10, x11
 
 
 @helper
@@ -720,25 +737,8 @@ def evaluate_terms(d, alpha, beta):
                         b &= b - K.ONE
                         m0, m1, c0, c1 = K.piece_targets(tab, t, c, sq, occ0, occ1, np.int64(0))
                         if pawn_area:
-                            # the other side's area leaves out what this pawn-like piece attacks; its
-                            # own, the piece itself when it cannot move or stands on a low rank
-                            out = ((m0 & ~occ0) | (m1 & ~occ1)) == K.ZERO or (ev.lowrank[c, w] & bit) != K.ZERO
-                            if c == 0:
-                                ma10 |= c0
-                                ma11 |= c1
-                                if out:
-                                    if w == 0:
-                                        ma00 |= bit
-                                    else:
-                                        ma01 |= bit
-                            else:
-                                ma00 |= c0
-                                ma01 |= c1
-                                if out:
-                                    if w == 0:
-                                        ma10 |= bit
-                                    else:
-                                        ma11 |= bit
+                            ma00, ma01, ma10, ma11 = pawn_leaves_out(ev, c, w, bit, m0, m1, c0, c1, occ0, occ1,
+                                                                     ma00, ma01, ma10, ma11)
                         if sf:
                             A[T + 1, c, 0] |= A[T, c, 0] & c0
                             A[T + 1, c, 1] |= A[T, c, 1] & c1
