@@ -151,28 +151,6 @@ def pawn_leaves_out(ev, c, w, bit, m0, m1, c0, c1, occ0, occ1, x00, x01, x10, x1
 
 
 @helper
-def pawn_mobility(tab, ev, bb, t, occ0, occ1, ma00, ma01, ma10, ma11, mob_mg, mob_eg):
-    """``mob_mg``, ``mob_eg`` (White's minus Black's) with the mobility of the pawn-like type t's
-    pieces added, counted within the mobility areas (ma: White's, then Black's)."""
-    for c in range(2):
-        for w in range(2):
-            b = bb[K.ROW_TYPE + t, w] & bb[c, w]
-            while b:
-                sq = lsb(b) + 64 * w
-                b &= b - K.ONE
-                m0, m1, c0, c1 = K.piece_targets(tab, t, c, sq, occ0, occ1, np.int64(0))
-                n = min(area_count(m0, m1, c0, c1, occ0, occ1, ma00 if c == 0 else ma10, ma01 if c == 0 else ma11),
-                        MOB_N - 1)
-                if c == 0:
-                    mob_mg += ev.mob_mg[t, n]
-                    mob_eg += ev.mob_eg[t, n]
-                else:
-                    mob_mg -= ev.mob_mg[t, n]
-                    mob_eg -= ev.mob_eg[t, n]
-    return mob_mg, mob_eg
-
-
-@helper
 def area_count(m0, m1, c0, c1, occ0, occ1, a0, a1):
     """A piece's mobility within an area: the squares it attacks (own pieces included) and the
     empty squares it moves to."""
@@ -694,40 +672,43 @@ def evaluate_terms(d, alpha, beta):
         adj11 = z11 & ~(K.ONE << np.uint64(k1 - 64)) if k1 >= 64 else z11
     # Stockfish's mobility area (``mobility_area``), built from the pawn-like pieces' targets of
     # this loop's first pass rather than computed again: the pawn-like types go first (pass 0),
-    # the area is complete before the other types' mobility is counted (pass 1)
+    # the area is complete before the other types' mobility is counted (pass 1).  A pawn-like
+    # type with mobility of its own (no seed variant has one) needs the whole area before pass 0:
+    # then ``mobility_area`` computes it first.
     area = ev.params[P_MOB_AREA] != 0
-    ma00 = K.ZERO  # while pass 0 runs: what White's area leaves out (words 0, 1), then Black's
+    build = False  # the area built by pass 0 (ma: what it leaves out until pass 1 starts)
+    ma00 = K.ZERO
     ma01 = K.ZERO
     ma10 = K.ZERO
     ma11 = K.ZERO
-    if area and royal >= 0:  # a side's area leaves out its royal pieces
-        ma00 = bb[K.ROW_TYPE + royal, 0] & bb[0, 0]
-        ma01 = bb[K.ROW_TYPE + royal, 1] & bb[0, 1]
-        ma10 = bb[K.ROW_TYPE + royal, 0] & bb[1, 0]
-        ma11 = bb[K.ROW_TYPE + royal, 1] & bb[1, 1]
-    late_mob = False  # a pawn-like type with mobility: counted after pass 0 (no seed variant has one)
+    if area:
+        pawn_mob = False
+        for t in range(T):
+            if tab.pawnlike[t] and ev.mobility[t] != 0:
+                pawn_mob = True
+        if pawn_mob:
+            ma00, ma01, ma10, ma11 = mobility_area(tab, ev, bb, occ0, occ1)
+        else:
+            build = True
+            if royal >= 0:  # a side's area leaves out its royal pieces
+                ma00 = bb[K.ROW_TYPE + royal, 0] & bb[0, 0]
+                ma01 = bb[K.ROW_TYPE + royal, 1] & bb[0, 1]
+                ma10 = bb[K.ROW_TYPE + royal, 0] & bb[1, 0]
+                ma11 = bb[K.ROW_TYPE + royal, 1] & bb[1, 1]
     for p in range(2):
-        if p == 1 and area:
+        if p == 1 and build:
             ma00 = ~ma00
             ma01 = ~ma01
             ma10 = ~ma10
             ma11 = ~ma11
-            if late_mob:
-                for t in range(T):
-                    if tab.pawnlike[t] and ev.mobility[t] != 0:
-                        mob_mg, mob_eg = pawn_mobility(tab, ev, bb, t, occ0, occ1, ma00, ma01, ma10, ma11, mob_mg,
-                                                       mob_eg)
         for t in range(T):
             if (tab.pawnlike[t] != 0) != (p == 0):
                 continue
             mob = ev.mobility[t]
             ka = ev.katt[t]
-            pawn_area = area and p == 0
+            pawn_area = build and p == 0
             if mob == 0 and ka == 0 and not threats and not sf and not pawn_area:
                 continue
-            if pawn_area and mob != 0:
-                late_mob = True
-                mob = 0
             for c in range(2):
                 for w in range(2):
                     b = bb[K.ROW_TYPE + t, w] & bb[c, w]
