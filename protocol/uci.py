@@ -331,13 +331,13 @@ class UciSession(Session):
     def cmd_stop(self, args: list[str], line: str) -> None:
         if self.mode in (Mode.THINK, Mode.PONDER, Mode.PERFT):
             self.host.stop()
-            if self.mode == Mode.PERFT:
-                return  # perft stops between root moves only: the loop must not wait for one
             # As in Stockfish, the commands after `stop` find the search over: wait for it to
             # return (it polls the flag, so this takes milliseconds; its bestmove comes first),
             # so a `setoption name UCI_Variant` or `ucinewgame` sent right behind it is not
-            # refused as "during a search" on a loaded machine.  `quit` still cuts in (the
-            # reader thread sets it), and after STOP_WAIT seconds the loop goes on regardless.
+            # refused as "during a search" on a loaded machine.  A perft stops between root
+            # moves (one root move of a shallow perft is milliseconds; of a deep one it can be
+            # minutes).  `quit` still cuts in (the reader thread sets it), and after STOP_WAIT
+            # seconds the loop goes on regardless.
             if self.host.join(STOP_WAIT, cancel=self.loop.quit):
                 self._settle()
 

@@ -336,3 +336,20 @@ def test_commands_after_stop_find_the_search_over():
         """, s)
     finally:
         s.close()
+
+
+def test_commands_after_stop_find_a_perft_over(s):
+    # The fuzz test's `go perft 2` could still be running (waiting for the perft kernels'
+    # background warm-up on a loaded machine) when `stop` and `setoption name UCI_Variant`
+    # arrived; `stop` did not wait for a perft, so the variant change was refused.  A perft
+    # stops between root moves; one root move of perft 6 takes a fraction of a second.
+    replay(HELLO + """
+    > position startpos
+    > go perft 6
+    > stop
+    > setoption name UCI_Variant value courier
+    > position startpos moves b2b3
+    > fen
+    < perft stopped
+    < info string fen rnebmk1wbenr/1ppppp1pppp1/6f5/p5p4p/P5P4P/1P4F5/2PPPP1PPPP1/RNEBMK1WBENR b - - 0 1
+    """, s)
