@@ -674,27 +674,20 @@ def evaluate_terms(d, alpha, beta):
     # this loop's first pass rather than computed again: the pawn-like types go first (pass 0),
     # the area is complete before the other types' mobility is counted (pass 1).  A pawn-like
     # type with mobility of its own (no seed variant has one) needs the whole area before pass 0:
-    # then ``mobility_area`` computes it first.
+    # then ``mobility_area`` computes it first (``P_MOB_AREA`` 2, set with the tables).
     area = ev.params[P_MOB_AREA] != 0
-    build = False  # the area built by pass 0 (ma: what it leaves out until pass 1 starts)
+    build = ev.params[P_MOB_AREA] == 1  # the area built by pass 0 (ma: what it leaves out until pass 1)
     ma00 = K.ZERO
     ma01 = K.ZERO
     ma10 = K.ZERO
     ma11 = K.ZERO
-    if area:
-        pawn_mob = False
-        for t in range(T):
-            if tab.pawnlike[t] and ev.mobility[t] != 0:
-                pawn_mob = True
-        if pawn_mob:
-            ma00, ma01, ma10, ma11 = mobility_area(tab, ev, bb, occ0, occ1)
-        else:
-            build = True
-            if royal >= 0:  # a side's area leaves out its royal pieces
-                ma00 = bb[K.ROW_TYPE + royal, 0] & bb[0, 0]
-                ma01 = bb[K.ROW_TYPE + royal, 1] & bb[0, 1]
-                ma10 = bb[K.ROW_TYPE + royal, 0] & bb[1, 0]
-                ma11 = bb[K.ROW_TYPE + royal, 1] & bb[1, 1]
+    if ev.params[P_MOB_AREA] == 2:
+        ma00, ma01, ma10, ma11 = mobility_area(tab, ev, bb, occ0, occ1)
+    elif build and royal >= 0:  # a side's area leaves out its royal pieces
+        ma00 = bb[K.ROW_TYPE + royal, 0] & bb[0, 0]
+        ma01 = bb[K.ROW_TYPE + royal, 1] & bb[0, 1]
+        ma10 = bb[K.ROW_TYPE + royal, 0] & bb[1, 0]
+        ma11 = bb[K.ROW_TYPE + royal, 1] & bb[1, 1]
     for p in range(2):
         if p == 1 and build:
             ma00 = ~ma00

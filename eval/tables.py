@@ -581,7 +581,9 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     area = w.get("mobility_area", False)
     if not isinstance(area, bool):
         raise ValueError(f"mobility_area: expected true or false, got {area!r}")
-    params[P_MOB_AREA] = int(area)
+    # 1: the evaluation's pawn pass builds the area; 2: a pawn-like type has mobility of its own,
+    # which needs the whole area first, so ``mobility_area`` computes it up front
+    params[P_MOB_AREA] = 0 if not area else 2 if any(mobility[t] and tab.pawnlike[t] for t in range(T)) else 1
     structure = w.get("pawn_structure", False)
     if not isinstance(structure, bool):
         raise ValueError(f"pawn_structure: expected true or false, got {structure!r}")
