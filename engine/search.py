@@ -649,6 +649,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     for i in range(n):
         m = pick(ss, ply, i, n)
         tactical = is_tactical(pos, tab, m)
+        if prunable and not tactical and i > 0 and best > -MATE_BOUND and quiets >= lmp_limit:
+            continue  # late-move pruning, checks included (Stockfish's moveCountPruning): no make to test for check
         if prunable and tactical and depth <= ss.prm[I_SEE_DEPTH] and ss.mscore[ply, i] < 0 and i > 0 \
                 and best > -MATE_BOUND and see_prune_ok \
                 and not see_ge(pos, tab, ev, m, np.int64(-ss.prm[I_SEE_MARGIN] * depth)):
@@ -665,9 +667,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
             quiets += 1
             stat = quiet_score(pos, tab, ss, us, m, c1, c2, c4)
             if prunable and i > 0 and best > -MATE_BOUND:
-                if quiets > lmp_limit:
-                    may_prune = True  # late-move pruning
-                elif lmr_depth < ss.prm[I_FUT_LMR_DEPTH] and abs(alpha) < MATE_BOUND \
+                if lmr_depth < ss.prm[I_FUT_LMR_DEPTH] and abs(alpha) < MATE_BOUND \
                         and ev_static + ss.prm[I_FUT_LMR_BASE] + ss.prm[I_FUT_LMR_MARGIN] * max(lmr_depth, 0) <= alpha:
                     may_prune = True  # futility
                 elif lmr_depth < ss.prm[I_CONT_PRUNE_DEPTH] and c1 >= 0 and ss.cont[c1, ci] < 0 \
