@@ -676,6 +676,10 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                 elif lmr_depth < ss.prm[I_SEE_QUIET_DEPTH] and see_prune_ok \
                         and not see_ge(pos, tab, ev, m, np.int64(-ss.prm[I_SEE_QUIET] * max(lmr_depth, 0) ** 2)):
                     may_prune = True  # it puts a piece where it is lost (SEE)
+        # a pruned move is searched after all if it gives check: asked without making it where
+        # the move is a plain one, else by making it
+        if may_prune and K.quiet_gives_check(tab, pos.bb, pos.board, pos.st, m) == 0:
+            continue
         ss.cmove[ply] = ci
         K.make_move(d, m)
         gives_check = K.in_check(tab, pos.bb, pos.st)

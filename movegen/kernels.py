@@ -217,6 +217,38 @@ def in_check(tab, bb, st):
 
 
 @helper
+def quiet_gives_check(tab, bb, board, st, m):
+    """Would the plain move m (normal kind, no promotion, onto an empty square) put the side
+    not to move in check?  1 or 0 without making the move: the moved piece attacks the royal
+    square from its target (direct), or another piece does once the origin is empty
+    (discovered).  -1 for any other move (captures, promotions, castling, en passant): the
+    caller makes the move and asks ``in_check``.  Equal to make + ``in_check`` + unmake for the
+    moves it answers (tests/test_gives_check.py checks every variant)."""
+    if tab.cfg[CFG_CHECK] == 0:
+        return 0
+    fr = move_from(m)
+    to = move_to(m)
+    if move_kind(m) != KIND_NORMAL or move_promo(m) or board[to] != 0:
+        return -1
+    us = st[ST_SIDE]
+    ksq = st[ST_KSQ + 1 - us]
+    if ksq < 0:
+        return 0
+    f0 = tab.sqbit[fr, 0]
+    f1 = tab.sqbit[fr, 1]
+    occ0 = ((bb[0, 0] | bb[1, 0]) & ~f0) | tab.sqbit[to, 0]
+    occ1 = ((bb[0, 1] | bb[1, 1]) & ~f1) | tab.sqbit[to, 1]
+    t = (board[fr] - 1) >> 1
+    t0 = tab.sqbit[to, 0]
+    t1 = tab.sqbit[to, 1]
+    if (tab.reach_att[t, us, ksq, 0] & t0) | (tab.reach_att[t, us, ksq, 1] & t1):
+        a0, a1 = reverse_targets(tab, t, us, ksq, occ0, occ1)
+        if (a0 & t0) | (a1 & t1):
+            return 1
+    return 1 if attacked(tab, bb, ksq, us, occ0, occ1, f0, f1) else 0
+
+
+@helper
 def verdict(tab, cnt, us):
     """A variant rule has decided the game: -1 the side to move (us) has lost, +1 it has won,
     0 the game goes on.  Such positions have no legal moves.
@@ -835,7 +867,7 @@ def full_key(b):
     return h
 
 
-PROBE_CHECK, PROBE_VERDICT, PROBE_EP, PROBE_KING_EXPOSED = 0, 1, 2, 3
+PROBE_CHECK, PROBE_VERDICT, PROBE_EP, PROBE_KING_EXPOSED, PROBE_GIVES_CHECK = 0, 1, 2, 3, 4
 
 
 @kernel
@@ -847,6 +879,7 @@ def probe(b, what, arg):
     PROBE_VERDICT       verdict() for the side to move (-1, 0, +1)
     PROBE_EP            a pawn of the side to move could capture en passant onto square arg
     PROBE_KING_EXPOSED  the side to move attacks square arg (the other side's king)
+    PROBE_GIVES_CHECK   quiet_gives_check() of move arg (1, 0, or -1: not a plain move)
     """
     pos, tab = unpack_board(b)
     us = pos.st[ST_SIDE]
@@ -856,6 +889,8 @@ def probe(b, what, arg):
         return np.int64(verdict(tab, pos.cnt, us))
     if what == PROBE_EP:
         return np.int64(1) if ep_capturable(pos, tab, arg, us) else np.int64(0)
+    if what == PROBE_GIVES_CHECK:
+        return np.int64(quiet_gives_check(tab, pos.bb, pos.board, pos.st, arg))
     occ0 = pos.bb[0, 0] | pos.bb[1, 0]
     occ1 = pos.bb[0, 1] | pos.bb[1, 1]
     return np.int64(1) if attacked(tab, pos.bb, arg, us, occ0, occ1, ZERO, ZERO) else np.int64(0)
