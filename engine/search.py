@@ -646,11 +646,23 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     # SEE pruning is off where one capture can decide the game (extinction, a bare king)
     see_prune_ok = tab.cfg[CFG_EXT_MASK] == 0 and not (tab.cfg[CFG_BARE_KING] and few_pieces(pos, tab))
     quiets = 0
+    tail = 0  # late-move pruning has begun: 1 no tactical move is left, 2 some are
     for i in range(n):
         m = pick(ss, ply, i, n)
         tactical = is_tactical(pos, tab, m)
         if prunable and not tactical and i > 0 and best > -MATE_BOUND and quiets >= lmp_limit:
-            continue  # late-move pruning, checks included (Stockfish's moveCountPruning): no make to test for check
+            # late-move pruning, checks included (Stockfish's moveCountPruning): every quiet move
+            # from here on is skipped, so once no tactical move is left the loop is over (the
+            # selection sort would pick through the quiet tail for nothing)
+            if tail == 0:
+                tail = 1
+                for j in range(i + 1, n):
+                    if is_tactical(pos, tab, ss.moves[ply, j]):
+                        tail = 2
+                        break
+            if tail == 1:
+                break
+            continue
         if prunable and tactical and depth <= ss.prm[I_SEE_DEPTH] and ss.mscore[ply, i] < 0 and i > 0 \
                 and best > -MATE_BOUND and see_prune_ok \
                 and not see_ge(pos, tab, ev, m, np.int64(-ss.prm[I_SEE_MARGIN] * depth)):
