@@ -67,8 +67,8 @@ PARAMS = {
     "aspiration": 40,
     "rfp_depth": 6,          # reverse futility: static eval - margin * depth >= beta returns
     "rfp_margin": 90,
-    "lmp_depth": 6,          # late-move pruning: quiet moves beyond 3 + depth**2 at low depth
-                             # (half as many where the static eval is not improving)
+    "lmp_depth": 6,          # late-move pruning: quiet moves (checks too) beyond 3 + depth**2 at low
+                             # depth (half as many where the static eval is not improving)
     "qs_delta": 200,         # delta pruning in quiescence
     "see_depth": 6,          # captures losing more than see_margin * depth (SEE) pruned at low depth
     "see_margin": 100,
@@ -633,8 +633,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     c2 = ss.cmove[ply - 2] if ply >= 2 else -1
     c4 = ss.cmove[ply - 4] if ply >= 4 else -1
     score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4)
-    # Step 9. Move loop: PVS with late-move reductions; futility and late-move pruning of
-    # quiet moves that give no check, once a move has been searched
+    # Step 9. Move loop: PVS with late-move reductions; once a move has been searched, late-move
+    # pruning of quiet moves, and futility and SEE pruning of quiet moves that give no check
     best = -INF
     best_move = 0
     old_alpha = alpha
