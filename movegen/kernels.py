@@ -221,14 +221,16 @@ def quiet_gives_check(tab, bb, board, st, m):
     """Would the plain move m (normal kind, no promotion, onto an empty square) put the side
     not to move in check?  1 or 0 without making the move: the moved piece attacks the royal
     square from its target (direct), or another piece does once the origin is empty
-    (discovered).  -1 for any other move (captures, promotions, castling, en passant): the
-    caller makes the move and asks ``in_check``.  Equal to make + ``in_check`` + unmake for the
+    (discovered).  -1 for any other move (captures, promotions, castling, en passant, a move
+    of the converting type, which may change pieces around it): the caller makes the move and
+    asks ``in_check``.  Equal to make + ``in_check`` + unmake for the
     moves it answers (tests/test_gives_check.py checks every variant)."""
     if tab.cfg[CFG_CHECK] == 0:
         return 0
     fr = move_from(m)
     to = move_to(m)
-    if move_kind(m) != KIND_NORMAL or move_promo(m) or board[to] != 0:
+    if move_kind(m) != KIND_NORMAL or move_promo(m) or board[to] != 0 \
+            or ((board[fr] - 1) >> 1) == tab.cfg[CFG_CONVERSION]:
         return -1
     us = st[ST_SIDE]
     ksq = st[ST_KSQ + 1 - us]

@@ -14,8 +14,8 @@ from jitfish.movegen import kernels as K
 
 GAMES = 12
 PLIES = 60
-# positions where plain moves uncover checks (a knight, a pawn push, the king itself) or give
-# them directly, as random games seldom reach them
+# positions where plain moves uncover checks (a knight's, a pawn push, a Black knight's) or
+# give them directly (rooks, a queen), as random games seldom reach discovered checks
 CHESS_FENS = [
     "4k3/8/8/8/4N3/8/8/4R1K1 w - - 0 1",
     "7k/8/8/8/8/2P5/1B6/K7 w - - 0 1",
