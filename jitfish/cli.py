@@ -6,6 +6,7 @@
     jitfish check FILE               validate a variant file (and its weights) without playing
     jitfish bench [...]              search signature and speed (bench/search_bench.py)
     jitfish bench perft|nps [...]    perft or search speed against fairy-stockfish
+    jitfish bench depth [...]        time to a fixed depth against fairy-stockfish (bench/depth_bench.py)
     jitfish match ...                engine-vs-engine matches (bench/match_cli.py)
     jitfish board [PGN...]           a web board: play, watch and replay (protocol/board/)
 
@@ -26,6 +27,7 @@ import time
 
 from tqdm import tqdm
 
+from jitfish.bench.depth_bench import main as depth_main
 from jitfish.bench.match_cli import add_match_parser
 from jitfish.bench.perft_bench import main as perft_main
 from jitfish.bench.search_bench import main as search_main
@@ -135,6 +137,8 @@ def _bench(rest: list[str]) -> int:
         return nps_main(rest[1:])
     if rest[:1] == ["startup"]:
         return startup_main(rest[1:])
+    if rest[:1] == ["depth"]:
+        return depth_main(rest[1:])
     return search_main(rest)
 
 
@@ -179,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "depths; prints 'Nodes: N' (deterministic) and nodes/s. "
                                    "jitfish bench perft [--runs N]: perft speed against fairy-stockfish. "
                                    "jitfish bench nps [--runs N]: search speed against fairy-stockfish. "
+                                   "jitfish bench depth [--depth N]: time to a depth against fairy-stockfish. "
                                    "jitfish bench startup [--runs N]: the engine's start-up time, cold and warm.")
     b.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark (try: bench perft --help)")
     w = sub.add_parser("board", help="a web board to play, watch and replay every variant",
