@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     per = {v: [f for w, f in pos_list if w == v][:args.positions] for v in variants}
 
     eng = Engine(hash_mb=args.hash)
-    print(f"{'variant':20} {'pos':>4} {'jitfish s':>10} {'cpu s':>7} {'nodes':>11} {'fsf s':>8} {'fsf nodes':>11} {'time ratio':>10}")
+    print(f"{'variant':28} {'pos':>4} {'jitfish s':>10} {'cpu s':>7} {'nodes':>11} {'fsf s':>8} {'fsf nodes':>11} {'time ratio':>10}")
     for v in variants:
         fsf = None
         if not args.no_fsf and v in FSF_VARIANTS:
@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             cpu.append(proc)
             theirs.append(ftime)
         a = statistics.median(ours)
-        line = f"{v:20} {len(per[v]):>4} {a:>10.2f} {statistics.median(cpu):>7.2f} {nodes:>11,}"
+        line = f"{v:28} {len(per[v]):>4} {a:>10.2f} {statistics.median(cpu):>7.2f} {nodes:>11,}"
         if fsf is not None:
             b = statistics.median(theirs)
             line += f" {b:>8.2f} {fnodes:>11,} {a / b if b else 0:>10.2f}"
