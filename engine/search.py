@@ -84,6 +84,9 @@ PARAMS = {
     "fut_lmr_margin": 100,
     "lmr_base": 75,          # LMR: int(lmr_base / 100 + ln(depth) ln(move number) / (lmr_div / 100)) plies
     "lmr_div": 225,
+    "null_depth_div": 6,     # null move: depth - 1 - null_reduction - depth / null_depth_div
+    "null_eval_div": 0,      #   - min(3, (static eval - beta) / null_eval_div) plies (0: no eval term)
+    "qs_checks": 0,          # 1: the first quiescence ply also searches quiet moves that give check
 }
 # The search reads them at run time from ``SearchTables.prm`` (an Engine's copy of this table, in
 # the order of PARAM_NAMES), so a tuner can change them without recompiling the kernels:
@@ -92,9 +95,10 @@ PARAM_NAMES = tuple(PARAMS)
 (I_NULL_MIN_DEPTH, I_NULL_R, I_LMR_MIN_DEPTH, I_LMR_MIN_MOVES, I_LMR_CUT, I_ASPIRATION, I_RFP_DEPTH, I_RFP_MARGIN,
  I_LMP_DEPTH, I_QS_DELTA, I_SEE_DEPTH, I_SEE_MARGIN, I_IIR_DEPTH, I_SE_DEPTH, I_SE_MARGIN, I_HIST_LMR_DIV,
  I_CONT_PRUNE_DEPTH, I_SEE_QUIET, I_SEE_QUIET_DEPTH, I_FUT_LMR_DEPTH, I_FUT_LMR_BASE, I_FUT_LMR_MARGIN, I_LMR_BASE,
- I_LMR_DIV) = range(len(PARAM_NAMES))
+ I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
-    and PARAM_NAMES[I_LMR_DIV] == "lmr_div", "the I_* indices follow PARAMS' order"
+    and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_CHECKS] == "qs_checks", \
+    "the I_* indices follow PARAMS' order"
 
 
 def parse_params(text: str) -> dict[str, int]:
@@ -476,10 +480,16 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
             return stand
         if stand > alpha:
             alpha = stand
-    n = K.generate(d, ss.moves[ply], np.int64(K.GEN_ALL) if checked else np.int64(K.GEN_TACTICAL))
+    # quiet checks (qs_checks): at the first quiescence ply every move is generated, and a quiet
+    # one is searched only if it gives check and loses no material (SEE), as in Stockfish 11
+    quiet_checks = not checked and qply == 0 and ss.prm[I_QS_CHECKS] != 0 and tab.cfg[CFG_CHECK] != 0 \
+        and tab.cfg[CFG_CONVERSION] < 0
+    n = K.generate(d, ss.moves[ply], np.int64(K.GEN_ALL) if checked or quiet_checks else np.int64(K.GEN_TACTICAL))
     if checked and n == 0:
         return mated_in(ply)
     score_moves(pos, tab, ss, ev, ply, n, tt_move, -1, -1, -1)
+    # losing captures score below this (quiet moves' history scores may be negative too)
+    losing = np.int64(-(1 << 32)) if quiet_checks else np.int64(0)
     best = stand if not checked else -INF
     best_move = 0
     # no delta pruning where one capture can decide the game (extinction, a bare king)
@@ -491,9 +501,17 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
         delta_ok = left > 2
     for i in range(n):
         m = pick(ss, ply, i, n)
-        if delta_ok:
+        if quiet_checks and not is_tactical(pos, tab, m):
+            gc = K.quiet_gives_check(tab, pos.bb, pos.board, pos.st, m)
+            if gc < 0:
+                K.make_move(d, m)
+                gc = 1 if K.in_check(tab, pos.bb, pos.st) else 0
+                K.unmake_move(d)
+            if gc == 0 or not see_ge(pos, tab, ev, m, np.int64(0)):
+                continue
+        elif delta_ok:
             # captures that lose material (SEE < 0, scored negative) are not searched
-            if ss.mscore[ply, i] < 0:
+            if ss.mscore[ply, i] < losing:
                 break
             # delta pruning: a capture that cannot lift the score near alpha is not searched
             victim = pos.board[move_to(m)]
@@ -591,9 +609,12 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
             return ev_static
         if allow_null != 0 and depth >= ss.prm[I_NULL_MIN_DEPTH] and ev_static >= beta and abs(beta) < MATE_BOUND \
                 and has_pieces(pos, tab):
+            r_null = ss.prm[I_NULL_R] + depth // max(ss.prm[I_NULL_DEPTH_DIV], 1)
+            if ss.prm[I_NULL_EVAL_DIV] > 0:
+                r_null += min(3, (ev_static - beta) // ss.prm[I_NULL_EVAL_DIV])
             ss.cmove[ply] = -1
             K.make_null(d)
-            v = -negamax(d, depth - 1 - ss.prm[I_NULL_R] - depth // 6, -beta, -beta + 1, ply + 1, np.int64(0),
+            v = -negamax(d, depth - 1 - r_null, -beta, -beta + 1, ply + 1, np.int64(0),
                          1 - cut_node, np.int64(0))
             K.unmake_null(d)
             if ss.ctrl[C_STOP]:
