@@ -87,6 +87,9 @@ PARAMS = {
     "null_depth_div": 6,     # null move: depth - 1 - null_reduction - depth / null_depth_div
     "null_eval_div": 0,      #   - min(3, (static eval - beta) / null_eval_div) plies (0: no eval term)
     "qs_checks": 0,          # 1: the first quiescence ply also searches quiet moves that give check
+    "probcut_depth": 0,      # ProbCut from this depth (0: off): a capture that wins at least
+    "probcut_margin": 100,   #   beta + margin (- probcut_improving if improving) - static eval by SEE
+    "probcut_improving": 20, #   and beats that bound at quiescence, then at depth - 4, cuts
 }
 # The search reads them at run time from ``SearchTables.prm`` (an Engine's copy of this table, in
 # the order of PARAM_NAMES), so a tuner can change them without recompiling the kernels:
@@ -95,9 +98,10 @@ PARAM_NAMES = tuple(PARAMS)
 (I_NULL_MIN_DEPTH, I_NULL_R, I_LMR_MIN_DEPTH, I_LMR_MIN_MOVES, I_LMR_CUT, I_ASPIRATION, I_RFP_DEPTH, I_RFP_MARGIN,
  I_LMP_DEPTH, I_QS_DELTA, I_SEE_DEPTH, I_SEE_MARGIN, I_IIR_DEPTH, I_SE_DEPTH, I_SE_MARGIN, I_HIST_LMR_DIV,
  I_CONT_PRUNE_DEPTH, I_SEE_QUIET, I_SEE_QUIET_DEPTH, I_FUT_LMR_DEPTH, I_FUT_LMR_BASE, I_FUT_LMR_MARGIN, I_LMR_BASE,
- I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS) = range(len(PARAM_NAMES))
+ I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
+ I_PROBCUT_IMPROVING) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
-    and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_CHECKS] == "qs_checks", \
+    and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_PROBCUT_IMPROVING] == "probcut_improving", \
     "the I_* indices follow PARAMS' order"
 
 
@@ -607,20 +611,73 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         if depth <= ss.prm[I_RFP_DEPTH] and abs(beta) < MATE_BOUND \
                 and ev_static - ss.prm[I_RFP_MARGIN] * (depth - (1 if improving else 0)) >= beta:
             return ev_static
-        if allow_null != 0 and depth >= ss.prm[I_NULL_MIN_DEPTH] and ev_static >= beta and abs(beta) < MATE_BOUND \
-                and has_pieces(pos, tab):
-            r_null = ss.prm[I_NULL_R] + depth // max(ss.prm[I_NULL_DEPTH_DIV], 1)
-            if ss.prm[I_NULL_EVAL_DIV] > 0:
-                r_null += min(3, (ev_static - beta) // ss.prm[I_NULL_EVAL_DIV])
-            ss.cmove[ply] = -1
-            K.make_null(d)
-            v = -negamax(d, depth - 1 - r_null, -beta, -beta + 1, ply + 1, np.int64(0),
-                         1 - cut_node, np.int64(0))
-            K.unmake_null(d)
+        # the null move, then ProbCut, through one recursive call site (each call site is
+        # another copy for LLVM to compile): probe -1 is the null move, probe k >= 0 the k-th
+        # capture of ProbCut, searched at stage 0 by quiescence and, if that reaches its bound,
+        # at stage 1 at depth - 4
+        do_null = allow_null != 0 and depth >= ss.prm[I_NULL_MIN_DEPTH] and ev_static >= beta \
+            and abs(beta) < MATE_BOUND and has_pieces(pos, tab)
+        pc_beta = beta + ss.prm[I_PROBCUT_MARGIN] - (ss.prm[I_PROBCUT_IMPROVING] if improving else 0)
+        do_pc = ss.prm[I_PROBCUT_DEPTH] > 0 and depth >= ss.prm[I_PROBCUT_DEPTH] and abs(beta) < MATE_BOUND \
+            and pc_beta < MATE_BOUND \
+            and not (data >= 0 and tdepth >= depth - 4 and tscore < pc_beta)
+        pc_n = 0
+        probe = -1 if do_null else 0
+        stage = 0
+        tried = 0
+        while do_null or do_pc:
+            if probe < 0:
+                r_null = ss.prm[I_NULL_R] + depth // max(ss.prm[I_NULL_DEPTH_DIV], 1)
+                if ss.prm[I_NULL_EVAL_DIV] > 0:
+                    r_null += min(3, (ev_static - beta) // ss.prm[I_NULL_EVAL_DIV])
+                ss.cmove[ply] = -1
+                K.make_null(d)
+                c_depth = depth - 1 - r_null
+                c_beta = beta
+                c_cut = 1 - cut_node
+            else:
+                if not do_pc:
+                    break
+                if stage == 0:
+                    if probe == 0:
+                        pc_n = K.generate(d, ss.moves[ply], np.int64(K.GEN_TACTICAL))
+                        score_moves(pos, tab, ss, ev, ply, pc_n, tt_move, -1, -1, -1)
+                    if probe >= pc_n or tried >= 2 + 2 * cut_node:
+                        break
+                    m = pick(ss, ply, probe, pc_n)
+                    if ss.mscore[ply, probe] < 0:
+                        break  # the losing captures (SEE) are last
+                    if not see_ge(pos, tab, ev, m, pc_beta - ev_static):
+                        probe += 1
+                        continue
+                    tried += 1
+                else:
+                    m = ss.moves[ply, probe]
+                ss.cmove[ply] = cont_index(pos, tab, ss, m)
+                K.make_move(d, m)
+                c_depth = 0 if stage == 0 else depth - 4
+                c_beta = pc_beta
+                c_cut = 1 - cut_node
+            v = -negamax(d, np.int64(c_depth), -c_beta, -c_beta + 1, ply + 1, np.int64(0 if probe < 0 else 1),
+                         np.int64(c_cut), np.int64(0))
+            if probe < 0:
+                K.unmake_null(d)
+            else:
+                K.unmake_move(d)
             if ss.ctrl[C_STOP]:
                 return 0
-            if v >= beta:
-                return beta if v >= MATE_BOUND else v
+            if probe < 0:
+                if v >= beta:
+                    return beta if v >= MATE_BOUND else v
+                probe = 0
+            elif v >= pc_beta:
+                if stage == 1:
+                    tt_store(ss, key, ss.moves[ply, probe], depth - 3, BOUND_LOWER, value_to_tt(v, ply))
+                    return v
+                stage = 1  # quiescence reached the bound: now the reduced search
+            else:
+                stage = 0
+                probe += 1
     # Step 6. Internal iterative reduction: no TT move to start with, one ply less
     if tt_move == 0 and depth >= ss.prm[I_IIR_DEPTH] and excluded == 0:
         depth -= 1

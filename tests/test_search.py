@@ -188,3 +188,62 @@ def test_time_budget_survives_bullet_games(latency):
         assert clock > 0
         clock += 0.01
     assert clock > 0.05 - latency
+
+
+# a quiet mating check for the side to move at the horizon: after 1. Ra3, 1... Re1#
+BACK_RANK = "4r1k1/5ppp/8/8/8/8/R4PPP/6K1 w - - 0 1"
+
+
+def test_quiescence_checks_see_a_quiet_mate_at_the_horizon() -> None:
+    """qs_checks: the first quiescence ply searches quiet checks, so a depth-1 search of 1. Ra3
+    sees 1... Re1# (a rook move to an unguarded square: no capture for quiescence without it)."""
+    eng = Engine(hash_mb=1)
+    pos = Position("chess", BACK_RANK)
+    eng.set_params({"qs_checks": 0})
+    without = eng.search(pos, Limits(depth=1, searchmoves=["a2a3"]))
+    assert without.mate is None, without
+    eng.new_game()
+    eng.set_params({"qs_checks": 1})
+    with_checks = eng.search(pos, Limits(depth=1, searchmoves=["a2a3"]))
+    assert with_checks.mate is not None and with_checks.mate < 0, with_checks
+    # and the whole position at depth 1 then avoids the mate
+    eng.new_game()
+    res = eng.search(pos, Limits(depth=1))
+    assert res.mate is None and res.score_cp is not None and res.score_cp > -200, res
+
+
+# the run-time search parameters that are off by default, all on (ProbCut, quiescence checks,
+# Stockfish's null-move reduction): the mates and rules results above must not change
+CANDIDATE_PARAMS = {"probcut_depth": 5, "qs_checks": 1, "null_reduction": 2, "null_depth_div": 4,
+                    "null_eval_div": 100}
+
+
+@pytest.mark.parametrize(
+    "variant, fen, mate",
+    [
+        ("chess", "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1", 2),
+        ("chess", "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 1),
+        ("courier", "k11/7p4/1K10/12/12/12/12/11R w - - 0 1", 1),
+        # two rooks: 1. Ra7 and 2. Rb8# (mate in two, checked with python-chess by brute force)
+        ("chess", "6k1/8/8/8/8/8/R7/1R4K1 w - - 0 1", 2),
+    ],
+)
+def test_candidate_params_keep_the_mates(variant: str, fen: str, mate: int) -> None:
+    eng = Engine(hash_mb=8)
+    eng.set_params(CANDIDATE_PARAMS)
+    res = eng.search(Position(variant, fen), Limits(depth=2 * mate + 2))
+    assert res.mate == mate, res
+
+
+def test_candidate_params_play_legal_moves_in_every_variant() -> None:
+    eng = Engine(hash_mb=8)
+    eng.set_params(CANDIDATE_PARAMS)
+    rng = random.Random(19)
+    for variant in variant_names():
+        for _walk in range(3):
+            pos = random_walk(Position(variant), rng, 24)
+            legal = {pos.move_name(m) for m in pos.legal_moves()}
+            if not legal:
+                continue
+            res = eng.search(pos, Limits(depth=6))
+            assert res.best in legal, (variant, pos.fen(), res)
