@@ -491,6 +491,22 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
     n = K.generate(d, ss.moves[ply], np.int64(K.GEN_ALL) if checked or quiet_checks else np.int64(K.GEN_TACTICAL))
     if checked and n == 0:
         return mated_in(ply)
+    if quiet_checks:
+        # keep the tactical moves and the quiet checks that lose no material, in their order
+        k = 0
+        for j in range(n):
+            m = ss.moves[ply, j]
+            if not is_tactical(pos, tab, m):
+                gc = K.quiet_gives_check(tab, pos.bb, pos.board, pos.st, m)
+                if gc < 0:
+                    K.make_move(d, m)
+                    gc = 1 if K.in_check(tab, pos.bb, pos.st) else 0
+                    K.unmake_move(d)
+                if gc == 0 or not see_ge(pos, tab, ev, m, np.int64(0)):
+                    continue
+            ss.moves[ply, k] = m
+            k += 1
+        n = k
     score_moves(pos, tab, ss, ev, ply, n, tt_move, -1, -1, -1)
     # losing captures score below this (quiet moves' history scores may be negative too)
     losing = np.int64(-(1 << 32)) if quiet_checks else np.int64(0)
@@ -506,13 +522,7 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
     for i in range(n):
         m = pick(ss, ply, i, n)
         if quiet_checks and not is_tactical(pos, tab, m):
-            gc = K.quiet_gives_check(tab, pos.bb, pos.board, pos.st, m)
-            if gc < 0:
-                K.make_move(d, m)
-                gc = 1 if K.in_check(tab, pos.bb, pos.st) else 0
-                K.unmake_move(d)
-            if gc == 0 or not see_ge(pos, tab, ev, m, np.int64(0)):
-                continue
+            pass  # a quiet check (the others were left out above): no delta pruning
         elif delta_ok:
             # captures that lose material (SEE < 0, scored negative) are not searched
             if ss.mscore[ply, i] < losing:
