@@ -644,7 +644,6 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                 K.make_null(d)
                 c_depth = depth - 1 - r_null
                 c_beta = beta
-                c_cut = 1 - cut_node
             else:
                 if not do_pc:
                     break
@@ -667,9 +666,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                 K.make_move(d, m)
                 c_depth = 0 if stage == 0 else depth - 4
                 c_beta = pc_beta
-                c_cut = 1 - cut_node
             v = -negamax(d, np.int64(c_depth), -c_beta, -c_beta + 1, ply + 1, np.int64(0 if probe < 0 else 1),
-                         np.int64(c_cut), np.int64(0))
+                         1 - cut_node, np.int64(0))
             if probe < 0:
                 K.unmake_null(d)
             else:

@@ -16,9 +16,7 @@ def engine() -> Engine:
     return Engine(hash_mb=8)
 
 
-@pytest.mark.parametrize(
-    "variant, fen, mate, best",
-    [
+MATES = [
         # back-rank mate in one
         ("chess", "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 1, "d1d8"),
         # scholar's mate
@@ -31,9 +29,15 @@ def engine() -> Engine:
         ("modcourier", "k11/12/1K10/12/12/12/12/11R w - - 0 1", 1, "l1l8"),
         ("modcourier2", "k11/12/1K10/12/12/12/12/11R w - - 0 1", 1, "l1l8"),
         ("modcourier3", "k11/12/1K10/12/12/12/12/11R w - - 0 1", 1, "l1l8"),
-    ],
-)
-def test_finds_mate(engine: Engine, variant: str, fen: str, mate: int, best: str | None) -> None:
+        # two rooks: 1. Ra7 and 2. Rb8# or 1. Rb7 and 2. Ra8# (mate in two, checked with
+        # python-chess by brute force)
+        ("chess", "6k1/8/8/8/8/8/R7/1R4K1 w - - 0 1", 2, None),
+]
+
+
+def check_mate(engine: Engine, variant: str, fen: str, mate: int, best: str | None) -> None:
+    """The search to depth 2 * mate + 2 finds the mate (and its first move, when it is unique),
+    and its PV plays it out."""
     engine.new_game()
     res = engine.search(Position(variant, fen), Limits(depth=2 * mate + 2))
     assert res.mate == mate, res
@@ -43,6 +47,11 @@ def test_finds_mate(engine: Engine, variant: str, fen: str, mate: int, best: str
     for mv in res.pv[: 2 * mate - 1]:
         pos.push(mv)
     assert pos.outcome() is not None and pos.outcome()[1].endswith("mates")
+
+
+@pytest.mark.parametrize("variant, fen, mate, best", MATES)
+def test_finds_mate(engine: Engine, variant: str, fen: str, mate: int, best: str | None) -> None:
+    check_mate(engine, variant, fen, mate, best)
 
 
 def test_chess_mate_in_two_is_real(engine: Engine) -> None:
@@ -218,21 +227,11 @@ CANDIDATE_PARAMS = {"probcut_depth": 5, "qs_checks": 1, "null_reduction": 2, "nu
                     "null_eval_div": 100}
 
 
-@pytest.mark.parametrize(
-    "variant, fen, mate",
-    [
-        ("chess", "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1", 2),
-        ("chess", "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 1),
-        ("courier", "k11/7p4/1K10/12/12/12/12/11R w - - 0 1", 1),
-        # two rooks: 1. Ra7 and 2. Rb8# (mate in two, checked with python-chess by brute force)
-        ("chess", "6k1/8/8/8/8/8/R7/1R4K1 w - - 0 1", 2),
-    ],
-)
-def test_candidate_params_keep_the_mates(variant: str, fen: str, mate: int) -> None:
+@pytest.mark.parametrize("variant, fen, mate, best", MATES)
+def test_candidate_params_keep_the_mates(variant: str, fen: str, mate: int, best: str | None) -> None:
     eng = Engine(hash_mb=8)
     eng.set_params(CANDIDATE_PARAMS)
-    res = eng.search(Position(variant, fen), Limits(depth=2 * mate + 2))
-    assert res.mate == mate, res
+    check_mate(eng, variant, fen, mate, best)
 
 
 def test_candidate_params_play_legal_moves_in_every_variant() -> None:
