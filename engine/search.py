@@ -90,6 +90,12 @@ PARAMS = {
     "probcut_depth": 0,      # ProbCut from this depth (0: off): a capture that wins at least
     "probcut_margin": 100,   #   beta + margin (- probcut_improving if improving) - static eval by SEE
     "probcut_improving": 20, #   and beats that bound at quiescence, then at depth - 4, cuts
+    "prune_pv": 0,           # 1: the low-depth pruning of the move loop in PV nodes too (as Stockfish)
+    "prune_check": 0,        # 1: late-move and SEE pruning in check too (not futility)
+    "qs_see_fut": 0,         # 1: quiescence leaves out captures that win nothing (SEE < 1) when
+                             #    stand pat + qs_delta <= alpha (Stockfish's futilityBase test)
+    "qs_evasions": 0,        # 1: in check in quiescence, quiet evasions losing material (SEE) after the
+                             #    first two moves are left out (Stockfish's evasionPrunable)
 }
 # The search reads them at run time from ``SearchTables.prm`` (an Engine's copy of this table, in
 # the order of PARAM_NAMES), so a tuner can change them without recompiling the kernels:
@@ -99,9 +105,9 @@ PARAM_NAMES = tuple(PARAMS)
  I_LMP_DEPTH, I_QS_DELTA, I_SEE_DEPTH, I_SEE_MARGIN, I_IIR_DEPTH, I_SE_DEPTH, I_SE_MARGIN, I_HIST_LMR_DIV,
  I_CONT_PRUNE_DEPTH, I_SEE_QUIET, I_SEE_QUIET_DEPTH, I_FUT_LMR_DEPTH, I_FUT_LMR_BASE, I_FUT_LMR_MARGIN, I_LMR_BASE,
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
- I_PROBCUT_IMPROVING) = range(len(PARAM_NAMES))
+ I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
-    and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_PROBCUT_IMPROVING] == "probcut_improving", \
+    and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_EVASIONS] == "qs_evasions", \
     "the I_* indices follow PARAMS' order"
 
 
@@ -519,6 +525,8 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
         for t in range(tab.cfg[CFG_NTYPES]):
             left += pos.cnt[1 - pos.st[K.ST_SIDE], t]
         delta_ok = left > 2
+    see_fut = delta_ok and ss.prm[I_QS_SEE_FUT] != 0 and stand + ss.prm[I_QS_DELTA] <= alpha
+    evasion_prune = checked and ss.prm[I_QS_EVASIONS] != 0 and tab.cfg[CFG_EXT_MASK] == 0
     for i in range(n):
         m = pick(ss, ply, i, n)
         if quiet_checks and not is_tactical(pos, tab, m):
@@ -532,6 +540,12 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
             if victim != 0 and move_kind(m) != K.KIND_CASTLE and move_promo(m) == 0 \
                     and stand + ev.value[(victim - 1) >> 1] + ss.prm[I_QS_DELTA] <= alpha:
                 continue
+            # nor, when even a margin above stand pat does not reach alpha, one that wins nothing
+            if see_fut and move_promo(m) == 0 and not see_ge(pos, tab, ev, m, np.int64(1)):
+                continue
+        elif evasion_prune and i > 1 and best > -MATE_BOUND and not is_tactical(pos, tab, m) \
+                and not see_ge(pos, tab, ev, m, np.int64(0)):
+            continue  # a quiet evasion that loses material, once two moves were searched
         K.make_move(d, m)
         if not checked and tab.cfg[CFG_CONVERSION] >= 0:
             # a Cleopatra move that converts nothing is quiet
@@ -725,7 +739,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     best_move = 0
     old_alpha = alpha
     us = pos.st[K.ST_SIDE]
-    prunable = not pv_node and not checked and ply > 0
+    prunable = (not pv_node or ss.prm[I_PRUNE_PV] != 0) and (not checked or ss.prm[I_PRUNE_CHECK] != 0) \
+        and ply > 0
     lmp_limit = 1 << 30
     if prunable and depth <= ss.prm[I_LMP_DEPTH]:
         lmp_limit = 3 + depth * depth if improving else (3 + depth * depth) // 2 + 1
@@ -765,7 +780,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
             quiets += 1
             stat = quiet_score(pos, tab, ss, us, m, c1, c2, c4)
             if prunable and i > 0 and best > -MATE_BOUND:
-                if lmr_depth < ss.prm[I_FUT_LMR_DEPTH] and abs(alpha) < MATE_BOUND \
+                if lmr_depth < ss.prm[I_FUT_LMR_DEPTH] and abs(alpha) < MATE_BOUND and not checked \
                         and ev_static + ss.prm[I_FUT_LMR_BASE] + ss.prm[I_FUT_LMR_MARGIN] * max(lmr_depth, 0) <= alpha:
                     may_prune = True  # futility
                 elif lmr_depth < ss.prm[I_CONT_PRUNE_DEPTH] and c1 >= 0 and ss.cont[c1, ci] < 0 \
