@@ -36,7 +36,7 @@ from jitfish.engine import Engine
 from jitfish.engine import Limits as SearchLimits
 from jitfish.movegen import Position
 from jitfish.movegen.pgn import read_pgn
-from jitfish.protocol.client import EngineConfig, EngineError, GoRequest, Limits, UciEngine, open_engine
+from jitfish.protocol.client import EngineConfig, EngineError, GoRequest, Limits, SearchInfo, UciEngine, open_engine
 
 POSITIONS_FILE = Path(__file__).with_name("positions") / "depth.txt"
 PLIES = (16, 30, 50)
@@ -83,12 +83,19 @@ def read_positions(path: Path) -> list[tuple[str, str]]:
     return out
 
 
-def fsf_time(fsf: UciEngine, fen: str, depth: int) -> tuple[float, int]:
+def fsf_time(fsf: UciEngine, fen: str, depth: int,
+             per_depth: dict[int, int] | None = None) -> tuple[float, int]:
     """fairy-stockfish's (seconds from go to bestmove, nodes) for one search to ``depth``, after
-    ``ucinewgame`` (an empty hash)."""
+    ``ucinewgame`` (an empty hash).  ``per_depth`` gets, for every depth it reported, its node
+    count at the last line of that depth (the end of the iteration)."""
     fsf.new_game(Limits(depth=depth), fen)
     side = 1 if fen.split()[1] == "b" else 0
-    reply = fsf.go(GoRequest(moves=[], side=side, budget=600))
+    hook = None
+    if per_depth is not None:
+        def hook(info: SearchInfo) -> None:
+            if info.depth is not None and info.nodes is not None:
+                per_depth[info.depth] = info.nodes
+    reply = fsf.go(GoRequest(moves=[], side=side, budget=600, on_info=hook))
     return reply.elapsed, reply.info.nodes or 0
 
 
@@ -108,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fsf", default=shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish",
                     help="fairy-stockfish command (default: from PATH)")
     ap.add_argument("--no-fsf", action="store_true", help="jitfish alone")
+    ap.add_argument("--per-depth", action="store_true",
+                    help="also print each engine's nodes at the end of every iteration (summed over the "
+                         "positions, last run): where in the tree the two engines' sizes part")
     args = ap.parse_args(argv)
     if args.depth < 1 or args.runs < 1 or args.positions < 1:
         ap.error("--depth, --runs and --positions must be at least 1")
@@ -149,22 +159,31 @@ def main(argv: list[str] | None = None) -> int:
         eng.warmup(v)
         ours, cpu, theirs = [], [], []
         nodes = fnodes = 0
+        j_iter: dict[int, int] = {}
+        f_iter: dict[int, int] = {}
         for _run in range(args.runs):
             wall = proc = 0.0
             nodes = fnodes = 0
             ftime = 0.0
+            j_iter, f_iter = {}, {}
             for fen in per[v]:
                 pos = Position(v, fen)
                 eng.new_game()
+                j_pos: dict[int, int] = {}
+                f_pos: dict[int, int] = {}
                 t0, c0 = time.perf_counter(), time.process_time()
-                res = eng.search(pos, SearchLimits(depth=args.depth))
+                res = eng.search(pos, SearchLimits(depth=args.depth),
+                                 on_info=(lambda i, acc=j_pos: acc.__setitem__(i.depth, i.nodes)) if args.per_depth else None)
                 wall += time.perf_counter() - t0
                 proc += time.process_time() - c0
                 nodes += res.nodes
                 if fsf is not None:
-                    s, n = fsf_time(fsf, fen, args.depth)
+                    s, n = fsf_time(fsf, fen, args.depth, f_pos if args.per_depth else None)
                     ftime += s
                     fnodes += n
+                for acc, got in ((j_iter, j_pos), (f_iter, f_pos)):
+                    for dd, nn in got.items():
+                        acc[dd] = acc.get(dd, 0) + nn
             ours.append(wall)
             cpu.append(proc)
             theirs.append(ftime)
@@ -175,8 +194,15 @@ def main(argv: list[str] | None = None) -> int:
             line += f" {b:>8.2f} {fnodes:>11,} {a / b if b else 0:>10.2f}"
             fsf.quit()
         print(line, flush=True)
+        if args.per_depth:
+            for dd in range(1, args.depth + 1):
+                jn, fn = j_iter.get(dd, 0), f_iter.get(dd, 0)
+                row = f"  {v} depth {dd:>2}: jitfish nodes {jn:>11,}"
+                if fsf is not None:
+                    row += f"  fsf nodes {fn:>11,}  ratio {jn / fn if fn else 0:5.2f}"
+                print(row, flush=True)
     print(f"depth {args.depth}, median of {args.runs} runs (seconds for all the positions of a variant; "
-          f"nodes: each engine's own count, not comparable)")
+          f"nodes: each engine's own count; jitfish's is within 5% of Stockfish's way, see bench/RESULTS.md)")
     return 0
 
 

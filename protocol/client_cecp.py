@@ -1,6 +1,7 @@
 """The GUI side of CECP v2 (XBoard protocol), as ``jitfish match`` speaks it (see client.py)."""
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from typing import Sequence
@@ -255,6 +256,8 @@ class CecpEngine(Engine):
             think = parse_cecp_thinking(s)
             if think is not None:
                 info = think
+                if req.on_info is not None:
+                    req.on_info(dataclasses.replace(think))
                 continue
             self._note_setup(s)
 

@@ -215,7 +215,9 @@ class GoRequest:
     moves: every move since the game's start FEN (the engine is sent only those it has not
     seen); side: the side the engine moves for (0 White, 1 Black); wtime/btime: seconds left on
     the clocks (None without one); winc/binc: increments; movestogo: moves to the next time
-    control; budget: seconds to wait for the answer before ``EngineTimeout``.
+    control; budget: seconds to wait for the answer before ``EngineTimeout``; on_info: called
+    with a copy of the thinking output after every line of it that names a depth (UCI ``info``,
+    CECP thinking), e.g. to follow a search iteration by iteration.
     """
 
     moves: Sequence[str]
@@ -226,6 +228,7 @@ class GoRequest:
     binc: float = 0.0
     movestogo: int | None = None
     budget: float = 60.0
+    on_info: Callable[[SearchInfo], None] | None = None
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """The GUI side of UCI, as ``jitfish match`` and the benchmarks speak it (see client.py)."""
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from typing import Sequence
@@ -133,6 +134,8 @@ class UciEngine(Engine):
                 return Reply(mv if mv not in ("", "(none)", "0000", "none") else None, t - t0, info)
             if s.startswith("info ") and " string " not in s[:12]:
                 parse_uci_info(s, info)
+                if req.on_info is not None and info.depth is not None and " depth " in s:
+                    req.on_info(dataclasses.replace(info))
 
     def game_over(self, result: str, reason: str) -> None:
         if self._thinking and self.alive():

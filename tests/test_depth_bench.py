@@ -6,6 +6,7 @@ extraction takes the plies it says, and that the command searches every variant 
 """
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,20 @@ def test_short_run_searches_every_variant_asked(capsys):
 def test_unknown_variant_is_an_error(capsys):
     assert depth_bench.main(["--no-fsf", "--variant", "nosuchvariant"]) == 2
     assert "no positions of nosuchvariant" in capsys.readouterr().err
+
+
+def test_per_depth_rows_beside_fairy_stockfish(capsys):
+    """--per-depth: one row per iteration with both engines' nodes at its end; they grow with
+    the depth, and the last row's jitfish count is the table's total."""
+    if not (shutil.which("fairy-stockfish") or Path("/usr/games/fairy-stockfish").exists()):
+        pytest.fail("fairy-stockfish is not installed: apt-get install -y fairy-stockfish (.ci/run installs it)")
+    rc = depth_bench.main(["--depth", "4", "--runs", "1", "--positions", "3", "--variant", "chess", "--per-depth"])
+    assert rc == 0
+    out = capsys.readouterr().out.splitlines()
+    total = next(line.split() for line in out if line.startswith("chess "))
+    rows = [line.split() for line in out if line.strip().startswith("chess depth")]
+    assert [int(r[2].rstrip(":")) for r in rows] == [1, 2, 3, 4]
+    ours = [int(r[5].replace(",", "")) for r in rows]
+    theirs = [int(r[8].replace(",", "")) for r in rows]
+    assert ours == sorted(ours) and theirs == sorted(theirs) and theirs[0] > 0
+    assert ours[-1] == int(total[4].replace(",", ""))

@@ -30,7 +30,7 @@ from jitfish.bench.openings import load_openings, random_opening
 from jitfish.bench.plot import require_matplotlib
 from jitfish.movegen.pgn import read_pgn
 from jitfish.movegen import MoveError, Position, variant_names
-from jitfish.protocol.client import CecpEngine, EngineConfig, Limits, UciEngine, open_engine
+from jitfish.protocol.client import CecpEngine, EngineConfig, GoRequest, Limits, UciEngine, open_engine
 
 ENGINES = Path(__file__).resolve().parent / "engines"
 PY = shlex.quote(sys.executable)
@@ -282,6 +282,25 @@ def test_printed_command_repeats_the_openings(tmp_path):
 
 # =============================================================================================
 # The protocol client
+
+
+@pytest.mark.parametrize("name, proto", [("fairy-stockfish", "uci"), ("fairymax", "cecp")])
+def test_go_reports_every_depth_to_on_info(name, proto):
+    """GoRequest.on_info hears the thinking line by line: a real peer searched to depth 4 reports
+    depths 1..4 in order, its node count never falls, and the last report is the reply's info."""
+    e = open_engine(EngineConfig(peer(name), proto=proto), "chess")
+    seen = []
+    try:
+        e.new_game(Limits(depth=4), Position("chess").fen())
+        reply = e.go(GoRequest(moves=["e2e4"], side=1, budget=60, on_info=seen.append))
+    finally:
+        e.quit()
+    assert reply.move is not None
+    depths = [i.depth for i in seen]
+    assert depths == sorted(depths) and set(range(1, 5)) <= set(depths), depths
+    nodes = [i.nodes for i in seen if i.nodes is not None]
+    assert nodes == sorted(nodes) and nodes, nodes
+    assert seen[-1] == reply.info and seen[-1] is not reply.info  # copies, not the live record
 
 
 def test_protocol_detection_and_setup_lines():
