@@ -96,6 +96,8 @@ PARAMS = {
                              #    stand pat + qs_delta <= alpha (Stockfish's futilityBase test)
     "qs_evasions": 0,        # 1: in check in quiescence, quiet evasions losing material (SEE) after the
                              #    first two moves are left out (Stockfish's evasionPrunable)
+    "lmp_all": 0,            # 1: late-move pruning counts every move before (Stockfish's moveCount), not
+                             #    only the quiet ones, and spares the killers
 }
 # The search reads them at run time from ``SearchTables.prm`` (an Engine's copy of this table, in
 # the order of PARAM_NAMES), so a tuner can change them without recompiling the kernels:
@@ -105,9 +107,9 @@ PARAM_NAMES = tuple(PARAMS)
  I_LMP_DEPTH, I_QS_DELTA, I_SEE_DEPTH, I_SEE_MARGIN, I_IIR_DEPTH, I_SE_DEPTH, I_SE_MARGIN, I_HIST_LMR_DIV,
  I_CONT_PRUNE_DEPTH, I_SEE_QUIET, I_SEE_QUIET_DEPTH, I_FUT_LMR_DEPTH, I_FUT_LMR_BASE, I_FUT_LMR_MARGIN, I_LMR_BASE,
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
- I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS) = range(len(PARAM_NAMES))
+ I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
-    and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_EVASIONS] == "qs_evasions", \
+    and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_LMP_ALL] == "lmp_all", \
     "the I_* indices follow PARAMS' order"
 
 
@@ -747,11 +749,14 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     # SEE pruning is off where one capture can decide the game (extinction, a bare king)
     see_prune_ok = tab.cfg[CFG_EXT_MASK] == 0 and not (tab.cfg[CFG_BARE_KING] and few_pieces(pos, tab))
     quiets = 0
+    lmp_all = ss.prm[I_LMP_ALL] != 0
     tail = 0  # late-move pruning has begun: 1 no tactical move is left, 2 some are
     for i in range(n):
         m = pick(ss, ply, i, n)
         tactical = is_tactical(pos, tab, m)
-        if prunable and not tactical and i > 0 and best > -MATE_BOUND and quiets >= lmp_limit:
+        if prunable and not tactical and i > 0 and best > -MATE_BOUND \
+                and ((i >= lmp_limit and m != ss.killers[ply, 0] and m != ss.killers[ply, 1]) if lmp_all
+                     else quiets >= lmp_limit):
             # late-move pruning, checks included (Stockfish's moveCountPruning): every quiet move
             # from here on is skipped, so once no tactical move is left the loop is over (the
             # selection sort would pick through the quiet tail for nothing)

@@ -225,7 +225,8 @@ def test_quiescence_checks_see_a_quiet_mate_at_the_horizon() -> None:
 # Stockfish's null-move reduction, its pruning in PV nodes, in check and in quiescence): the mates
 # and rules results above must not change
 CANDIDATE_PARAMS = {"probcut_depth": 5, "qs_checks": 1, "null_reduction": 2, "null_depth_div": 4,
-                    "null_eval_div": 100, "prune_pv": 1, "prune_check": 1, "qs_see_fut": 1, "qs_evasions": 1}
+                    "null_eval_div": 100, "prune_pv": 1, "prune_check": 1, "qs_see_fut": 1, "qs_evasions": 1,
+                    "lmp_all": 1}
 
 # middlegames with captures and checks about: every switch below changes these trees
 SWITCH_FENS = [
@@ -245,7 +246,7 @@ def _tree_nodes(params: dict[str, int], depth: int = 8) -> int:
     return total
 
 
-@pytest.mark.parametrize("switch", ["prune_pv", "prune_check", "qs_see_fut", "qs_evasions"])
+@pytest.mark.parametrize("switch", ["prune_pv", "prune_check", "qs_see_fut", "qs_evasions", "lmp_all"])
 def test_pruning_switches_change_the_tree(switch: str) -> None:
     """Each off-by-default pruning switch is read by the search: turned on, the same searches
     visit a different number of nodes (how many fewer is measured in bench/RESULTS.md, on
