@@ -3,11 +3,14 @@
     jitfish bench depth [--variant chess --variant courier] [--depth 9] [--positions 40] [--runs 3]
     jitfish bench depth --pgn games.pgn --variant courier    # positions from other games
     jitfish bench depth --write-positions FILE --pgn A.pgn --pgn B.pgn    # make a positions file
+    jitfish bench depth --depth 10 --per-depth    # both trees' nodes at the end of every iteration
 
 At the same time per move, an engine's depth is set by two things: how fast it searches and how
-big its tree is.  Nodes per second alone (``bench nps``) hide the second, and the engines count
+big its tree is.  Nodes per second alone (``bench nps``) hide the second.  The engines count
 nodes differently (jitfish counts every entry into its search, re-searches and null-move children
-included; Stockfish counts the moves it makes), so the fair figure is the time each engine needs to
+included; Stockfish counts the moves it makes), though on these positions the two counts of jitfish's
+tree differ by 3-5% (bench/RESULTS.md, twentieth session), so ``--per-depth`` compares the trees
+iteration by iteration; the fair figure for the whole is still the time each engine needs to
 finish the same depth on the same positions.  Each position is searched from a new game (empty
 hash of ``--hash`` MB, cleared histories) by jitfish in this process and by fairy-stockfish over
 UCI, alternating; a run's figure is the total wall time over the positions (jitfish: its own
