@@ -6,13 +6,13 @@ extraction takes the plies it says, and that the command searches every variant 
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from jitfish.bench import depth_bench
 from jitfish.movegen import Position
+from oracles import fairy_stockfish_path
 
 
 def test_shipped_positions_are_playable_and_forty_per_variant():
@@ -96,9 +96,8 @@ def test_unknown_variant_is_an_error(capsys):
 def test_per_depth_rows_beside_fairy_stockfish(capsys):
     """--per-depth: one row per iteration with both engines' nodes at its end; they grow with
     the depth, and the last row's jitfish count is the table's total."""
-    if not (shutil.which("fairy-stockfish") or Path("/usr/games/fairy-stockfish").exists()):
-        pytest.fail("fairy-stockfish is not installed: apt-get install -y fairy-stockfish (.ci/run installs it)")
-    rc = depth_bench.main(["--depth", "4", "--runs", "1", "--positions", "3", "--variant", "chess", "--per-depth"])
+    rc = depth_bench.main(["--depth", "4", "--runs", "1", "--positions", "3", "--variant", "chess", "--per-depth",
+                           "--fsf", fairy_stockfish_path()])
     assert rc == 0
     out = capsys.readouterr().out.splitlines()
     total = next(line.split() for line in out if line.startswith("chess "))
