@@ -90,7 +90,8 @@ PARAMS = {
     "probcut_depth": 0,      # ProbCut from this depth (0: off): a capture that wins at least
     "probcut_margin": 100,   #   beta + margin (- probcut_improving if improving) - static eval by SEE
     "probcut_improving": 20, #   and beats that bound at quiescence, then at depth - 4, cuts
-    "prune_pv": 0,           # 1: the low-depth pruning of the move loop in PV nodes too (as Stockfish)
+    "prune_pv": 0,           # 1: the low-depth pruning of the move loop in PV nodes too (as Stockfish);
+                             #    2: in PV nodes only late-move pruning (by move count)
     "prune_check": 0,        # 1: late-move and SEE pruning in check too (not futility)
     "qs_see_fut": 0,         # 1: quiescence leaves out captures that win nothing (SEE < 1) when
                              #    stand pat + qs_delta <= alpha (Stockfish's futilityBase test)
@@ -98,6 +99,10 @@ PARAMS = {
                              #    first two moves are left out (Stockfish's evasionPrunable)
     "lmp_all": 0,            # 1: late-move pruning counts every move before (Stockfish's moveCount), not
                              #    only the quiet ones, and spares the killers
+    "qs_recap": 0,           # n > 0: from the n-th quiescence ply on, only recaptures on the square of
+                             #    the last move (Stockfish's DEPTH_QS_RECAPTURES: n = 5)
+    "qs_tt_stand": 0,        # 1: quiescence's stand pat takes the TT score where its bound says it is
+                             #    better (Stockfish's bestValue = ttValue)
 }
 # The search reads them at run time from ``SearchTables.prm`` (an Engine's copy of this table, in
 # the order of PARAM_NAMES), so a tuner can change them without recompiling the kernels:
@@ -107,9 +112,10 @@ PARAM_NAMES = tuple(PARAMS)
  I_LMP_DEPTH, I_QS_DELTA, I_SEE_DEPTH, I_SEE_MARGIN, I_IIR_DEPTH, I_SE_DEPTH, I_SE_MARGIN, I_HIST_LMR_DIV,
  I_CONT_PRUNE_DEPTH, I_SEE_QUIET, I_SEE_QUIET_DEPTH, I_FUT_LMR_DEPTH, I_FUT_LMR_BASE, I_FUT_LMR_MARGIN, I_LMR_BASE,
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
- I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL) = range(len(PARAM_NAMES))
+ I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
+ I_QS_TT_STAND) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
-    and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_LMP_ALL] == "lmp_all", \
+    and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand", \
     "the I_* indices follow PARAMS' order"
 
 
@@ -474,6 +480,8 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
     key = pos.keys[pos.st[K.ST_PLY]]
     data = tt_probe(ss, key)
     tt_move = 0
+    bound = 0
+    tscore = np.int64(0)
     pv_node = beta - alpha > 1
     if data >= 0:
         tt_move, _tdepth, bound, tscore = tt_decode(data, ply)
@@ -484,6 +492,9 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
     stand = np.int64(-INF)
     if not checked or ply >= MAXPLY - 1:
         stand = evaluate(d, alpha, beta)  # one call site: each is another inlined copy to compile
+        if data >= 0 and ss.prm[I_QS_TT_STAND] != 0 and not checked \
+                and (bound & (BOUND_LOWER if tscore > stand else BOUND_UPPER)) != 0:
+            stand = tscore
     if ply >= MAXPLY - 1:
         return stand
     if not checked:
@@ -529,8 +540,15 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
         delta_ok = left > 2
     see_fut = delta_ok and ss.prm[I_QS_SEE_FUT] != 0 and stand + ss.prm[I_QS_DELTA] <= alpha
     evasion_prune = checked and ss.prm[I_QS_EVASIONS] != 0 and tab.cfg[CFG_EXT_MASK] == 0
+    recap_sq = np.int64(-1)
+    if not checked and ss.prm[I_QS_RECAP] > 0 and qply >= ss.prm[I_QS_RECAP] and tab.cfg[CFG_CONVERSION] < 0:
+        last = pos.undo[pos.st[K.ST_PLY] - 1, K.U_MOVE]
+        if last > 0:
+            recap_sq = move_to(last)
     for i in range(n):
         m = pick(ss, ply, i, n)
+        if recap_sq >= 0 and move_to(m) != recap_sq:
+            continue  # deep in quiescence only recaptures
         if quiet_checks and not is_tactical(pos, tab, m):
             pass  # a quiet check (the others were left out above): no delta pruning
         elif delta_ok:
@@ -743,6 +761,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     us = pos.st[K.ST_SIDE]
     prunable = (not pv_node or ss.prm[I_PRUNE_PV] != 0) and (not checked or ss.prm[I_PRUNE_CHECK] != 0) \
         and ply > 0
+    # prune_pv = 2: PV nodes prune by late-move count only (not by futility, history or SEE)
+    prune_more = prunable and not (pv_node and ss.prm[I_PRUNE_PV] == 2)
     lmp_limit = 1 << 30
     if prunable and depth <= ss.prm[I_LMP_DEPTH]:
         lmp_limit = 3 + depth * depth if improving else (3 + depth * depth) // 2 + 1
@@ -769,7 +789,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
             if tail == 1:
                 break
             continue
-        if prunable and tactical and depth <= ss.prm[I_SEE_DEPTH] and ss.mscore[ply, i] < 0 and i > 0 \
+        if prune_more and tactical and depth <= ss.prm[I_SEE_DEPTH] and ss.mscore[ply, i] < 0 and i > 0 \
                 and best > -MATE_BOUND and see_prune_ok \
                 and not see_ge(pos, tab, ev, m, np.int64(-ss.prm[I_SEE_MARGIN] * depth)):
             continue  # a capture that loses too much at low depth (SEE)
@@ -784,7 +804,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         if not tactical:
             quiets += 1
             stat = quiet_score(pos, tab, ss, us, m, c1, c2, c4)
-            if prunable and i > 0 and best > -MATE_BOUND:
+            if prune_more and i > 0 and best > -MATE_BOUND:
                 if lmr_depth < ss.prm[I_FUT_LMR_DEPTH] and abs(alpha) < MATE_BOUND and not checked \
                         and ev_static + ss.prm[I_FUT_LMR_BASE] + ss.prm[I_FUT_LMR_MARGIN] * max(lmr_depth, 0) <= alpha:
                     may_prune = True  # futility

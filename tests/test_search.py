@@ -227,7 +227,7 @@ def test_quiescence_checks_see_a_quiet_mate_at_the_horizon() -> None:
 # and rules results above must not change
 CANDIDATE_PARAMS = {"probcut_depth": 5, "qs_checks": 1, "null_reduction": 2, "null_depth_div": 4,
                     "null_eval_div": 100, "prune_pv": 1, "prune_check": 1, "qs_see_fut": 1, "qs_evasions": 1,
-                    "lmp_all": 1}
+                    "lmp_all": 1, "qs_recap": 5, "qs_tt_stand": 1}
 
 # middlegames with captures and checks about: every switch below changes these trees
 SWITCH_FENS = [
@@ -239,10 +239,13 @@ SWITCH_FENS = [
 
 @functools.cache
 def _tree_nodes(switch: str | None) -> int:
-    """Nodes of depth-8 searches of SWITCH_FENS with ``switch`` on (None: the defaults; cached,
-    so the baseline is searched once for all the switches)."""
+    """Nodes of depth-8 searches of SWITCH_FENS with ``switch`` ("name" for name=1, or
+    "name=value") on (None: the defaults; cached, so the baseline is searched once for all the
+    switches)."""
     eng = Engine(hash_mb=4)
-    eng.set_params({switch: 1} if switch else {})
+    if switch:
+        name, _, value = switch.partition("=")
+        eng.set_params({name: int(value or 1)})
     total = 0
     for variant, fen in SWITCH_FENS:
         eng.new_game()
@@ -250,7 +253,8 @@ def _tree_nodes(switch: str | None) -> int:
     return total
 
 
-@pytest.mark.parametrize("switch", ["prune_pv", "prune_check", "qs_see_fut", "qs_evasions", "lmp_all"])
+@pytest.mark.parametrize("switch", ["prune_pv", "prune_pv=2", "prune_check", "qs_see_fut", "qs_evasions", "lmp_all",
+                                    "qs_recap=5", "qs_tt_stand"])
 def test_pruning_switches_change_the_tree(switch: str) -> None:
     """Each off-by-default pruning switch is read by the search: turned on, the same searches
     visit a different number of nodes (how many fewer is measured in bench/RESULTS.md, on
