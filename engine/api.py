@@ -21,9 +21,9 @@ from typing import Callable
 
 import numpy as np
 
-from jitfish.eval import cache_for, eval_tables, new_cache, pack_eval, static_eval
+from jitfish.eval import cache_for, eval_tables, new_cache, pack_eval, search_settings, static_eval
 from jitfish.movegen import kernels as K
-from jitfish.movegen.position import Position
+from jitfish.movegen.position import Position, load_variant
 from jitfish.movegen.tables import CFG_NSQ, CFG_NTYPES
 
 from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SKIP, C_SELDEPTH, C_STOP, I_ASPIRATION, INF, MATE,
@@ -170,6 +170,8 @@ class Engine:
         # the search's tuned numbers (search.PARAMS), read by the kernels at run time; the
         # environment's JITFISH_SEARCH_PARAMS="name=value,..." overrides them (for tuners)
         self.prm = np.array([PARAMS[k] for k in PARAM_NAMES], np.int64)
+        self._explicit: dict[str, int] = {}  # set_params' values, which win over a variant's own
+        self._variant_prm: dict[object, np.ndarray] = {}
         self.set_params(parse_params(os.environ.get("JITFISH_SEARCH_PARAMS", "")))
         self.ctrl = np.zeros(16, np.int64)
         self.set_hash(hash_mb)
@@ -195,15 +197,39 @@ class Engine:
         self.tt_data = np.full(n, -1, np.int64)
 
     def set_params(self, values: dict[str, int]) -> None:
-        """Set some of the search's numbers (``search.PARAMS`` names) for the next searches."""
+        """Set some of the search's numbers (``search.PARAMS`` names) for the next searches, in
+        every variant (over a variant's own ``[search]`` table)."""
         for name, v in values.items():
             if name not in PARAMS:
                 raise ValueError(f"unknown search parameter {name!r}")
             self.prm[PARAM_NAMES.index(name)] = int(v)
+            self._explicit[name] = int(v)
+        self._variant_prm.clear()
 
-    def params(self) -> dict[str, int]:
-        """The search's numbers this Engine uses."""
-        return {k: int(v) for k, v in zip(PARAM_NAMES, self.prm)}
+    def params(self, variant: str | None = None) -> dict[str, int]:
+        """The search's numbers this Engine uses (in ``variant``: with that variant's
+        ``[search]`` table from its weight file)."""
+        prm = self.prm if variant is None else self._params_for(load_variant(variant))
+        return {k: int(v) for k, v in zip(PARAM_NAMES, prm)}
+
+    def _params_for(self, variant) -> np.ndarray:
+        """The defaults, then the variant's ``[search]`` table, then ``set_params``' values."""
+        key = (variant.spec, variant.spec.source)
+        prm = self._variant_prm.get(key)
+        if prm is None:
+            own = search_settings(variant)
+            if not own:
+                prm = self.prm
+            else:
+                bad = sorted(set(own) - set(PARAMS))
+                if bad:
+                    raise ValueError(f"weights of {variant.spec.name}: [search] has unknown names {bad}")
+                prm = self.prm.copy()
+                for name, v in own.items():
+                    if name not in self._explicit:
+                        prm[PARAM_NAMES.index(name)] = int(v)
+            self._variant_prm[key] = prm
+        return prm
 
     def new_game(self) -> None:
         self.tt_key[:] = 0
@@ -218,9 +244,10 @@ class Engine:
         """Ask a running search to return (safe from any thread)."""
         self.ctrl[C_STOP] = 1
 
-    def _tables(self) -> SearchTables:
+    def _tables(self, prm: np.ndarray | None = None) -> SearchTables:
         return SearchTables(self.tt_key, self.tt_data, self.killers, self.history, self.pv, self.pvlen, self.moves,
-                            self.mscore, self.ctrl, self.root_skip, self.seval, self.cmove, self.cont, self.prm)
+                            self.mscore, self.ctrl, self.root_skip, self.seval, self.cmove, self.cont,
+                            self.prm if prm is None else prm)
 
     def warmup(self, variant: str = "chess") -> None:
         """Compile or load every kernel the search uses (blocking)."""
@@ -244,7 +271,7 @@ class Engine:
     def _root(self, d: np.ndarray, ss: SearchTables, depth: int, guess: int) -> int:
         """One root search to ``depth``: aspiration windows around ``guess`` from depth 5,
         widened until the score falls inside."""
-        window = int(self.prm[I_ASPIRATION])
+        window = int(ss.prm[I_ASPIRATION])
         alpha, beta = (-INF, INF) if depth < 5 else (guess - window, guess + window)
         while True:
             v = int(search_root(d, ss, depth, alpha, beta))
@@ -280,7 +307,7 @@ class Engine:
         if self.cont.shape[0] != n_cont:  # continuation history: one table per variant size
             self.cont = np.zeros((n_cont, n_cont), np.int64)
         self._fit_cache(ev)
-        ss = self._tables()
+        ss = self._tables(self._params_for(pos.variant))
         d = pack_search(pos.pos, pos.tab, ev, self.eval_cache, ss)  # raw addresses: pos, ev, ss stay alive here
         soft, hard = time_budget(pos.turn, lim)
         max_depth = lim.depth if lim.depth is not None else (MAXPLY - 8 if (lim.infinite or soft or lim.nodes) else 8)

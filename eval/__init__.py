@@ -4,9 +4,9 @@
 the kernels read; ``evaluate.py`` holds the kernels (``evaluate``, ``static_eval``).
 """
 from .evaluate import EVAL_CACHE, EvalCache, cache_for, evaluate, new_cache, pack_eval, static_eval, unpack_eval
-from .tables import WEIGHTS_DIR, EvalTables, eval_tables
+from .tables import WEIGHTS_DIR, EvalTables, eval_tables, search_settings
 
 __all__ = [
-    "EVAL_CACHE", "EvalCache", "cache_for", "EvalTables", "WEIGHTS_DIR", "eval_tables", "evaluate", "new_cache",
+    "EVAL_CACHE", "EvalCache", "cache_for", "EvalTables", "WEIGHTS_DIR", "eval_tables", "search_settings", "evaluate", "new_cache",
     "pack_eval", "static_eval", "unpack_eval",
 ]

@@ -95,6 +95,11 @@ start position's).  Keys:
   the other has no pawn-like piece left, the stronger side earns ``mopup`` per step the weak
   royal piece stands from the centre and per step the two royal pieces are closer together
   (how mates and bare kings are forced).
+- ``[search]``: not evaluation weights but the search numbers this variant plays with, by the
+  names of ``PARAMS`` in engine/search.py (``prune_pv = 1``); the engine checks the names and
+  applies them over its defaults, and its own ``set_params`` (``JITFISH_SEARCH_PARAMS``) over
+  them.  A file that inherits takes its parent's table and adds or replaces names
+  (``search_settings``).
 
 The evaluation is also scaled down as the 50-move counter runs (``x (2F - halfmoves) / 2F``
 with F the variant's limit), so a side that is ahead prefers moves that make progress.
@@ -150,7 +155,7 @@ from jitfish.movegen.tables import CFG_ROYAL, set_bit
 
 from .network import MODES, feature_table, read_network
 
-__all__ = ["EvalTables", "eval_tables", "tables_from", "variant_weights", "derived_weights", "weights_file", "psqt_file",
+__all__ = ["EvalTables", "eval_tables", "search_settings", "tables_from", "variant_weights", "derived_weights", "weights_file", "psqt_file",
            "read_psqt", "network_file", "without_network", "WEIGHTS_DIR", "MOB_N"]
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
@@ -170,7 +175,7 @@ SCALAR_KEYS = ("pair", "pair_eg", "open_file", "open_file_eg", "half_open_file",
 MOB_N = 32  # mobility tables' length in the kernel (a count beyond it takes the last entry)
 TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "king_danger_sq", "mopup",
             "mopup_margin", "threat_pawn", "hanging", "pieces", "sf_scale", "king_no_major", "king_major_value",
-            "mobility_area", "pawn_structure"}
+            "mobility_area", "pawn_structure", "search"}
 THREAT_CLASSES = {"": 0, "minor": 1, "rook": 2}
 
 
@@ -211,8 +216,12 @@ def _read_weights(path: Path, seen: tuple[str, ...] = ()) -> dict[str, Any]:
     pieces = {k: dict(v) for k, v in base.get("pieces", {}).items()}
     for k, v in data.get("pieces", {}).items():
         pieces.setdefault(k, {}).update(v)
-    base.update({k: v for k, v in data.items() if k != "pieces"})
+    search = dict(base.get("search", {}))
+    search.update(data.get("search", {}))
+    base.update({k: v for k, v in data.items() if k not in ("pieces", "search")})
     base["pieces"] = pieces
+    if search:
+        base["search"] = search
     return base
 
 
@@ -388,6 +397,25 @@ def _by_count(linear: int, table: list[int] | None) -> np.ndarray:
 
 
 _CACHE: dict[tuple[VariantSpec, str], EvalTables] = {}
+_SEARCH: dict[tuple[VariantSpec, str], dict[str, int]] = {}
+
+
+def search_settings(variant: Variant) -> dict[str, int]:
+    """The ``[search]`` table of a variant's weight file: search numbers (``engine.search.PARAMS``
+    names, which the engine checks) that this variant plays with instead of the defaults; empty
+    when the file has none (read once per variant definition and process)."""
+    key = (variant.spec, variant.spec.source)
+    if key not in _SEARCH:
+        w, path = variant_weights(variant)
+        table = w.get("search", {})
+        where = path.name if path is not None else variant.spec.name
+        if not isinstance(table, dict):
+            raise ValueError(f"{where}: search must be a table of name = integer")
+        for name, v in table.items():
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise ValueError(f"{where}: search.{name} must be an integer, not {v!r}")
+        _SEARCH[key] = dict(table)
+    return _SEARCH[key]
 
 
 def eval_tables(variant: Variant) -> EvalTables:

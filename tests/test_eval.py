@@ -164,3 +164,10 @@ def test_cleopatra_threat_is_a_cleopatra_move_away(engine: Engine) -> None:
     shut = engine.static_eval(Position("cleopatra", "q3k3/ppp5/8/8/8/8/8/4K3 w - - 0 1"))
     free = engine.static_eval(Position("cleopatra", "4k3/ppp5/8/8/8/8/8/q3K3 w - - 0 1"))
     assert shut - free > pen // 2, (shut, free)
+
+
+def test_an_inheriting_weight_file_adds_to_its_parents_search_table(tmp_path) -> None:
+    (tmp_path / "a.toml").write_text("tempo = 1\n[search]\nprune_pv = 1\nlmp_depth = 5\n")
+    (tmp_path / "b.toml").write_text('inherits = "a"\n[search]\nlmp_depth = 4\nqs_recap = 5\n')
+    assert E._read_weights(tmp_path / "b.toml")["search"] == {"prune_pv": 1, "lmp_depth": 4, "qs_recap": 5}
+    assert E._read_weights(tmp_path / "a.toml")["search"] == {"prune_pv": 1, "lmp_depth": 5}

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from jitfish.engine import Engine, Limits
+from jitfish.eval import tables as E
 from jitfish.movegen import Position, variant_names
 from positions import random_walk
 
@@ -260,6 +261,38 @@ def test_pruning_switches_change_the_tree(switch: str) -> None:
     visit a different number of nodes (how many fewer is measured in bench/RESULTS.md, on
     many positions; on three it can go either way)."""
     assert _tree_nodes(switch) != _tree_nodes(None), switch
+
+
+def test_a_variant_plays_with_the_search_table_of_its_weight_file(tmp_path, monkeypatch) -> None:
+    """A ``[search]`` table in a variant's weight file sets that variant's search numbers: the
+    tree is the one ``set_params`` gives with the same numbers, other variants keep the defaults,
+    ``set_params`` wins over the file, and an unknown name is refused with the variant named."""
+    for name in ("chess.toml", "chess.psqt.toml"):
+        (tmp_path / name).write_text((E.WEIGHTS_DIR / name).read_text())
+    with open(tmp_path / "chess.toml", "a") as fh:
+        fh.write("\n[search]\nprune_pv = 1\nlmp_depth = 5\n")
+    monkeypatch.setattr(E, "WEIGHTS_DIR", tmp_path)
+    monkeypatch.setattr(E, "_CACHE", {})
+    monkeypatch.setattr(E, "_SEARCH", {})
+    variant, fen = SWITCH_FENS[0]
+
+    def nodes(params: dict[str, int] | None) -> int:
+        eng = Engine(hash_mb=4)
+        if params is not None:
+            eng.set_params(params)
+        return eng.search(Position(variant, fen), Limits(depth=8)).nodes
+
+    eng = Engine(hash_mb=4)
+    assert eng.params("chess")["prune_pv"] == 1 and eng.params("chess")["lmp_depth"] == 5
+    assert eng.params()["prune_pv"] == 0 and eng.params("courier")["prune_pv"] == 0
+    own = nodes(None)
+    assert own == nodes({"prune_pv": 1, "lmp_depth": 5})
+    assert own != nodes({"prune_pv": 0, "lmp_depth": 6})  # set_params wins over the file
+    with open(tmp_path / "chess.toml", "a") as fh:
+        fh.write("prune_everything = 1\n")
+    monkeypatch.setattr(E, "_SEARCH", {})
+    with pytest.raises(ValueError, match="chess.*prune_everything"):
+        Engine(hash_mb=4).search(Position(variant, fen), Limits(depth=2))
 
 
 @pytest.mark.parametrize("variant, fen, mate, best", MATES)
