@@ -7,6 +7,6 @@ from .evaluate import EVAL_CACHE, EvalCache, cache_for, evaluate, new_cache, pac
 from .tables import WEIGHTS_DIR, EvalTables, eval_tables, search_settings
 
 __all__ = [
-    "EVAL_CACHE", "EvalCache", "cache_for", "EvalTables", "WEIGHTS_DIR", "eval_tables", "search_settings", "evaluate", "new_cache",
-    "pack_eval", "static_eval", "unpack_eval",
+    "EVAL_CACHE", "EvalCache", "cache_for", "EvalTables", "WEIGHTS_DIR", "eval_tables", "evaluate", "new_cache",
+    "pack_eval", "search_settings", "static_eval", "unpack_eval",
 ]

@@ -155,8 +155,8 @@ from jitfish.movegen.tables import CFG_ROYAL, set_bit
 
 from .network import MODES, feature_table, read_network
 
-__all__ = ["EvalTables", "eval_tables", "search_settings", "tables_from", "variant_weights", "derived_weights", "weights_file", "psqt_file",
-           "read_psqt", "network_file", "without_network", "WEIGHTS_DIR", "MOB_N"]
+__all__ = ["EvalTables", "eval_tables", "search_settings", "tables_from", "variant_weights", "derived_weights",
+           "weights_file", "psqt_file", "read_psqt", "network_file", "without_network", "WEIGHTS_DIR", "MOB_N"]
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
