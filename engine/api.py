@@ -118,6 +118,14 @@ def time_budget(turn: int, lim: Limits) -> tuple[float | None, float | None]:
     return max(0.001, soft), max(0.002, hard)
 
 
+def _put_params(prm: np.ndarray, values: dict[str, int]) -> None:
+    """Write search numbers (``search.PARAMS`` names) into ``prm``; ValueError naming an unknown one."""
+    for name, v in values.items():
+        if name not in PARAMS:
+            raise ValueError(f"unknown search parameter {name!r}")
+        prm[PARAM_NAMES.index(name)] = int(v)
+
+
 class _Watchdog:
     """One long-lived timer thread per Engine: ``arm(seconds)`` calls ``fire`` once after that
     long unless ``disarm()`` came first.  (A ``threading.Timer`` per move cost a thread start,
@@ -199,11 +207,8 @@ class Engine:
     def set_params(self, values: dict[str, int]) -> None:
         """Set some of the search's numbers (``search.PARAMS`` names) for the next searches, in
         every variant (over a variant's own ``[search]`` table)."""
-        for name, v in values.items():
-            if name not in PARAMS:
-                raise ValueError(f"unknown search parameter {name!r}")
-            self.prm[PARAM_NAMES.index(name)] = int(v)
-            self._explicit[name] = int(v)
+        _put_params(self.prm, values)
+        self._explicit.update({name: int(v) for name, v in values.items()})
         self._variant_prm.clear()
 
     def params(self, variant: str | None = None) -> dict[str, int]:
@@ -218,16 +223,13 @@ class Engine:
         prm = self._variant_prm.get(key)
         if prm is None:
             own = search_settings(variant)
-            if not own:
-                prm = self.prm
-            else:
-                bad = sorted(set(own) - set(PARAMS))
-                if bad:
-                    raise ValueError(f"weights of {variant.spec.name}: [search] has unknown names {bad}")
+            prm = self.prm
+            if own:
                 prm = self.prm.copy()
-                for name, v in own.items():
-                    if name not in self._explicit:
-                        prm[PARAM_NAMES.index(name)] = int(v)
+                try:
+                    _put_params(prm, {k: v for k, v in own.items() if k not in self._explicit})
+                except ValueError as exc:
+                    raise ValueError(f"weights of {variant.spec.name}: [search]: {exc}") from None
             self._variant_prm[key] = prm
         return prm
 
