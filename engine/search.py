@@ -103,6 +103,10 @@ PARAMS = {
                              #    the last move (Stockfish's DEPTH_QS_RECAPTURES: n = 5)
     "qs_tt_stand": 0,        # 1: quiescence's stand pat takes the TT score where its bound says it is
                              #    better (Stockfish's bestValue = ttValue)
+    # time management (engine/api.py, read by Python, not by the kernels)
+    "tm_stop": 60,           # no new iteration once this percentage of the soft time limit is spent
+    "tm_dynamic": 0,         # 1: tm_stop scaled, as Stockfish 11 scales its optimum time, by the best
+                             #    move's instability across iterations, a falling score and a stable move
 }
 # The search reads them at run time from ``SearchTables.prm`` (an Engine's copy of this table, in
 # the order of PARAM_NAMES), so a tuner can change them without recompiling the kernels:
@@ -113,9 +117,10 @@ PARAM_NAMES = tuple(PARAMS)
  I_CONT_PRUNE_DEPTH, I_SEE_QUIET, I_SEE_QUIET_DEPTH, I_FUT_LMR_DEPTH, I_FUT_LMR_BASE, I_FUT_LMR_MARGIN, I_LMR_BASE,
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
- I_QS_TT_STAND) = range(len(PARAM_NAMES))
+ I_QS_TT_STAND, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
-    and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand", \
+    and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
+    and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
     "the I_* indices follow PARAMS' order"
 
 
