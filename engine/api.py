@@ -179,13 +179,15 @@ class _IterationClock:
       per centipawn), over its floor 0.5: up to three times the time when the score drops;
     - a stable best move, unchanged for the last 7 iterations (Stockfish: 10; jitfish reaches
       about three plies less in the same time): ``(1.47 + previous move's factor) / (2.22 *
-      t)`` with t 1.92 if stable, 0.95 if not, over its value (1.147) for two unstable moves;
+      t)`` with t 1.92 if stable, 0.95 if not, over its value (about 1.147) for two unstable moves;
     - instability: ``1 + changes``, where changes halves every iteration and counts one for
       each iteration whose best move differs from the one before (Stockfish counts every
       change within the iteration too).
 
     The hard limit (``time_budget``) still stops the search wherever it is.
     """
+
+    UNSTABLE = (1.47 + 0.95) / (2.22 * 0.95)  # the stability factor after two unstable moves
 
     def __init__(self, soft: float | None, stop_pct: int, dynamic: bool,
                  prev_score: int | None, prev_reduction: float):
@@ -220,7 +222,7 @@ class _IterationClock:
         self.idx = (self.idx + 1) & 3
         self.reduction = 1.92 if self.best_depth + 7 < depth else 0.95
         reduction = (1.47 + self.prev_reduction) / (2.22 * self.reduction)
-        self.last_limit = self.base * (falling / 0.5) * (reduction / 1.147) * (1 + self.changes)
+        self.last_limit = self.base * (falling / 0.5) * (reduction / self.UNSTABLE) * (1 + self.changes)
         return elapsed >= self.last_limit
 
 

@@ -201,6 +201,31 @@ def test_time_budget_survives_bullet_games(latency):
     assert clock > 0.05 - latency
 
 
+
+
+def test_iteration_clock_scales_with_the_score_and_the_best_move():
+    """tm_dynamic: the fixed share of the soft limit for a steady score and a move that changed
+    lately; up to three times more when the score falls; less once the move is stable; more
+    after the best move changes; tm_dynamic = 0 keeps the fixed share whatever happens."""
+    from jitfish.engine.api import _IterationClock
+    from jitfish.engine.search import MATE
+
+    def limit(dynamic: bool, moves: list[str], scores: list[int], prev: int | None = 0) -> float:
+        c = _IterationClock(1.0, 60, dynamic, prev, 0.95)
+        for depth, (m, v) in enumerate(zip(moves, scores), 1):
+            c.done(depth, m, v, 0.0)
+        return c.last_limit
+
+    steady = limit(True, ["a"] * 4, [0] * 4)
+    assert steady == pytest.approx(0.6)
+    assert limit(False, ["a", "b", "c", "d"], [0, -50, -100, -300]) == pytest.approx(0.6)
+    assert limit(True, ["a"] * 4, [0, -10, -20, -30]) > steady * 1.2
+    assert limit(True, ["a"] * 4, [0, -100, -200, -300]) == pytest.approx(steady * 3)
+    assert limit(True, ["a"] * 4, [0, 50, 100, 150]) == pytest.approx(steady)  # a rising score: the floor
+    assert limit(True, ["a"] * 12, [0] * 12) < steady * 0.7  # unchanged for more than 7 iterations
+    assert limit(True, ["a", "b", "a", "b"], [0] * 4) > steady * 1.5
+    assert limit(True, ["a"] * 4, [0] * 4, prev=None) == pytest.approx(steady)  # a new game
+    assert limit(True, ["a"] * 4, [MATE - 5] * 4, prev=-MATE + 9) == pytest.approx(steady)
 # a quiet mating check for the side to move at the horizon: after 1. Ra3, 1... Re1#
 BACK_RANK = "4r1k1/5ppp/8/8/8/8/R4PPP/6K1 w - - 0 1"
 
