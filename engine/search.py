@@ -104,9 +104,10 @@ PARAMS = {
     "qs_tt_stand": 0,        # 1: quiescence's stand pat takes the TT score where its bound says it is
                              #    better (Stockfish's bestValue = ttValue)
     # time management (engine/api.py, read by Python, not by the kernels)
-    "tm_stop": 60,           # no new iteration once this percentage of the soft time limit is spent
-    "tm_dynamic": 0,         # 1: tm_stop scaled, as Stockfish 11 scales its optimum time, by the best
+    "tm_stop": 45,           # no new iteration once this percentage of the soft time limit is spent
+    "tm_dynamic": 1,         # 1: tm_stop scaled, as Stockfish 11 scales its optimum time, by the best
                              #    move's instability across iterations, a falling score and a stable move
+                             #    (0 and 60: the fixed share played before the twenty-second session)
 }
 # The search reads them at run time from ``SearchTables.prm`` (an Engine's copy of this table, in
 # the order of PARAM_NAMES), so a tuner can change them without recompiling the kernels:
