@@ -177,7 +177,7 @@ class _IterationClock:
     - a falling score: ``(296 + 12 (previous move's score - score) + 12 (score four iterations
       ago - score)) / 725``, between 0.5 and 1.5 (Stockfish's 6 per internal unit is about 12
       per centipawn), over its floor 0.5: up to three times the time when the score drops;
-    - a stable best move, unchanged for the last 7 iterations (Stockfish: 10; jitfish reaches
+    - a stable best move, unchanged for more than 7 iterations (Stockfish: 10; jitfish reaches
       about three plies less in the same time): ``(1.47 + previous move's factor) / (2.22 *
       t)`` with t 1.92 if stable, 0.95 if not, over its value (about 1.147) for two unstable moves;
     - instability: ``1 + changes``, where changes halves every iteration and counts one for
