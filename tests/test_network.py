@@ -238,3 +238,59 @@ def test_engine_forgets_accumulators_of_other_tables(weights_dir):
     assert eng.static_eval(pos) == _want(second, pos)
     pos.push_san("Nc6")
     assert eng.static_eval(pos) == _want(second, pos)
+
+
+def test_distill_data_labels_games_and_walks_with_both_evaluations(tmp_path):
+    """Two committed courier games through ``bench/distill_data.py``: every line a distinct legal
+    position not in check, labelled with Fairy-Stockfish's ``eval`` (asked again here) and
+    jitfish's hand-written evaluation from White's side; random walks add positions that are in
+    no game; the trainer's fast path reads the same features as ``Position`` gives, and the
+    hand-written evaluation as a residual network's offset, from the side to move."""
+    from jitfish.bench import distill_data
+    from jitfish.bench.tune_psqt import GAMES_DIR, _fen_key, load
+    from jitfish.movegen import read_pgn
+    from jitfish.movegen.pgn import write_pgn
+    src = GAMES_DIR / "strength" / "s17_fsf_courier.pgn"
+    games = [g for g in read_pgn(src.read_text()) if g.variant == "courier"][:2]
+    pgn = tmp_path / "two.pgn"
+    pgn.write_text("\n".join(write_pgn(list(g.tags.items()), g.moves, g.result) for g in games))
+    out = tmp_path / "d.txt"
+    assert distill_data.main(["--variant", "courier", "--pgn", str(pgn), "--children", "1", "--depth", "2",
+                              "--workers", "1", "--fsf", fairy_stockfish_path(), "--out", str(out)]) == 0
+    samples = load(out)
+    hand = [int(line.split(";")[5]) for line in out.read_text().splitlines()[1:]]
+    assert len(samples) == len(hand) > 100
+    assert len({_fen_key(s.fen) for s in samples}) == len(samples)
+    in_games = set()
+    for g in games:
+        pos = Position.from_pgn(g)
+        for san in g.moves:
+            in_games.add(_fen_key(pos.fen()))
+            pos.push_san(san)
+    assert sum(_fen_key(s.fen) not in in_games for s in samples) > 20  # the walks
+    v = load_variant("courier")
+    ev = E.without_network(E.eval_tables(v))
+    from jitfish.eval import cache_for, pack_eval, static_eval
+    lab = distill_data.StaticLabeller("courier", fairy_stockfish_path())
+    try:
+        for s, h in list(zip(samples, hand))[::max(1, len(samples) // 40)]:
+            pos = Position(v, s.fen)
+            assert not pos.is_check() and s.best == "-" and s.result in (0.0, 0.5, 1.0)
+            assert lab.score(s.fen) == s.score
+            e = int(static_eval(pack_eval(pos.pos, pos.tab, ev, cache_for(None, ev))))
+            assert h == (e if pos.turn == 0 else -e)
+    finally:
+        lab.close()
+    ds = train_nnue.dataset("courier", [out], residual=True, all_positions=True)
+    assert len(ds) == len(samples)
+    idx = N.feature_table(len(v.spec.pieces), v.files, v.ranks)
+    for i in range(0, len(ds), max(1, len(ds) // 30)):
+        pos = Position(v, ds.fens[i])
+        own, other = N.position_features(pos.pos.board, idx)
+        if pos.turn == 1:
+            own, other = other, own
+        assert sorted(x for x in ds.fs[i] if x != ds.pad) == sorted(own)
+        assert sorted(x for x in ds.fn[i] if x != ds.pad) == sorted(other)
+        j = next(k for k, s in enumerate(samples) if s.fen == ds.fens[i])
+        assert ds.base[i] == (hand[j] if pos.turn == 0 else -hand[j])
+        assert ds.score[i] == (samples[j].score if pos.turn == 0 else -samples[j].score)
