@@ -80,15 +80,15 @@ class Dataset:
 
 
 def dataset(variant: str, paths: list[Path], residual: bool, limit: int = 0, all_positions: bool = False) -> Dataset:
-    """The quiet, distinct positions of the data files as features (see ``Dataset``); with
-    ``all_positions`` every distinct position, quiet or not (labels of a static evaluation,
-    ``bench/distill_data.py``, whose best move is ``-``)."""
+    """The quiet, distinct positions of the data files as features (see ``Dataset``).  With
+    ``all_positions``: every distinct position, quiet or not (labels of a static evaluation,
+    ``bench/distill_data.py``, whose best move is ``-``), its features straight from the FEN's
+    board field without building a ``Position`` (some 30 times faster, for millions of lines)
+    and a residual network's offset from the file's sixth field."""
     v = load_variant(variant)
     T, F, R = len(v.spec.pieces), v.files, v.ranks
     idx = feature_table(T, F, R)
     pad = 2 * T * F * R
-    if all_positions:
-        return _fast_dataset(v, paths, idx, pad, limit, residual)
     ev = without_network(eval_tables(v))
     cache = cache_for(None, ev)
     seen: set[str] = set()
@@ -96,25 +96,34 @@ def dataset(variant: str, paths: list[Path], residual: bool, limit: int = 0, all
     offset = 0
     for path in paths:
         samples = load(path)
+        hand = _hand_column(path) if all_positions and residual else None
         top = max((s.game for s in samples), default=-1) + 1
-        for s in tqdm(samples, desc=f"positions {path.name}", unit="pos", file=sys.stderr):
+        for i, s in enumerate(tqdm(samples, desc=f"positions {path.name}", unit="pos", file=sys.stderr, mininterval=5)):
             k = _fen_key(s.fen)
             if k in seen:
                 continue
-            pos = Position(v, s.fen)
-            if not quiet_move(pos, s.best):
-                continue
+            if all_positions:
+                fields = s.fen.split()
+                placed = _parse_placement(fields[0], v.spec)
+                sq = np.fromiter(placed.keys(), np.int64, len(placed))
+                codes = np.fromiter((1 + 2 * t + c for t, c in placed.values()), np.int64, len(placed))
+                us = 0 if fields[1] == "w" else 1
+                b = 0.0 if hand is None else (hand[i] if us == 0 else -hand[i])
+            else:
+                pos = Position(v, s.fen)
+                if not quiet_move(pos, s.best):
+                    continue
+                board = pos.pos.board
+                sq = np.flatnonzero(board)
+                codes = board[sq]
+                us = pos.turn
+                b = float(static_eval(pack_eval(pos.pos, pos.tab, ev, cache))) if residual else 0.0
             seen.add(k)
-            board = pos.pos.board
-            sq = np.flatnonzero(board)
-            codes = board[sq]
-            us = pos.turn
             rows_s.append(idx[us, codes, sq])
             rows_n.append(idx[1 - us, codes, sq])
-            sign = 1.0 if us == 0 else -1.0
-            score.append(sign * s.score)
+            score.append(s.score if us == 0 else -s.score)
             result.append(s.result if us == 0 else 1.0 - s.result)
-            base.append(float(static_eval(pack_eval(pos.pos, pos.tab, ev, cache))) if residual else 0.0)
+            base.append(b)
             game.append(offset + s.game)
             fens.append(s.fen)
             sides.append(us)
@@ -129,8 +138,23 @@ def dataset(variant: str, paths: list[Path], residual: bool, limit: int = 0, all
     for i, (a, b) in enumerate(zip(rows_s, rows_n)):
         fs[i, :len(a)] = a
         fn[i, :len(b)] = b
-    return Dataset(fs, fn, np.array(score), np.array(result), np.array(base), np.array(game), pad, fens,
-                   np.array(sides))
+    return Dataset(fs, fn, np.array(score, np.float32), np.array(result, np.float32), np.array(base, np.float32),
+                   np.array(game), pad, fens, np.array(sides))
+
+
+def _hand_column(path: Path) -> list[float]:
+    """The sixth field of every data line (``bench/distill_data.py``: jitfish's hand-written
+    evaluation from White's side); ValueError when a line has none."""
+    out = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split(";")
+        if len(parts) < 6:
+            raise ValueError(f"{path}:{n}: a residual network on every position needs the hand-written "
+                             f"evaluation as a sixth field (bench/distill_data.py writes it)")
+        out.append(float(parts[5]))
+    return out
 
 
 @nb.njit(parallel=True, cache=True)
@@ -159,66 +183,6 @@ def _scatter(g, f, d):  # pragma: no cover -- numba
             r = f[i, j]
             for h in range(H):
                 g[r, h] += d[i, h]
-
-
-def _hand_column(path: Path) -> list[float]:
-    """The sixth field of every data line (``bench/distill_data.py``: jitfish's hand-written
-    evaluation from White's side); ValueError when a line has none."""
-    out = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.split(";")
-        if len(parts) < 6:
-            raise ValueError(f"{path}:{n}: a residual network on every position needs the hand-written "
-                             f"evaluation as a sixth field (bench/distill_data.py writes it)")
-        out.append(float(parts[5]))
-    return out
-
-
-def _fast_dataset(v, paths: list[Path], idx: np.ndarray, pad: int, limit: int, residual: bool = False) -> Dataset:
-    """``dataset`` for every position of a data file: the features straight from the FEN's board
-    field, without building a ``Position`` (some 30 times faster, for millions of lines); the
-    offset of a residual network from the file's sixth field."""
-    seen: set[str] = set()
-    rows_s, rows_n, score, result, game, fens, sides, base = [], [], [], [], [], [], [], []
-    offset = 0
-    for path in paths:
-        samples = load(path)
-        hand = _hand_column(path) if residual else [0.0] * len(samples)
-        top = max((s.game for s in samples), default=-1) + 1
-        for s, h in tqdm(zip(samples, hand), total=len(samples), desc=f"positions {path.name}", unit="pos",
-                         file=sys.stderr, mininterval=5):
-            k = _fen_key(s.fen)
-            if k in seen:
-                continue
-            seen.add(k)
-            fields = s.fen.split()
-            placed = _parse_placement(fields[0], v.spec)
-            sq = np.fromiter(placed.keys(), np.int64, len(placed))
-            codes = np.fromiter((1 + 2 * t + c for t, c in placed.values()), np.int64, len(placed))
-            us = 0 if fields[1] == "w" else 1
-            rows_s.append(idx[us, codes, sq])
-            rows_n.append(idx[1 - us, codes, sq])
-            score.append(s.score if us == 0 else -s.score)
-            result.append(s.result if us == 0 else 1.0 - s.result)
-            base.append(h if us == 0 else -h)
-            game.append(offset + s.game)
-            fens.append(s.fen)
-            sides.append(us)
-            if limit and len(score) >= limit:
-                break
-        offset += top
-        if limit and len(score) >= limit:
-            break
-    P = max(len(r) for r in rows_s)
-    fs = np.full((len(rows_s), P), pad, np.int32)
-    fn = np.full((len(rows_s), P), pad, np.int32)
-    for i, (a, b) in enumerate(zip(rows_s, rows_n)):
-        fs[i, :len(a)] = a
-        fn[i, :len(b)] = b
-    return Dataset(fs, fn, np.array(score, np.float32), np.array(result, np.float32), np.array(base, np.float32),
-                   np.array(game), pad, fens, np.array(sides))
 
 
 class Model:
