@@ -187,9 +187,14 @@ def test_a_worker_killed_mid_match_loses_no_game_and_counts_none_twice(cluster, 
     cluster.wait_for_workers(2)
 
 
+# movers that think 15 ms a move (about 1 s a game): with instant ones, on a loaded machine the two workers had
+# finished every game before the client saw game 4 and its Ctrl-C, and nothing was left to resume
+SLOW_ENGINE_ARGS = [a.replace("--deterministic", "--deterministic --think 15") for a in ENGINE_ARGS]
+
+
 def test_an_interrupted_client_resumes_without_replaying_a_pair(cluster, tmp_path):
     games = 20
-    common = [*MATCH_ARGS, "--games", str(games)]
+    common = [*MATCH_ARGS[:MATCH_ARGS.index("--engine")], *SLOW_ENGINE_ARGS, "--games", str(games)]
     # the same match, uninterrupted, on local threads: the statistics to reach
     ref = tmp_path / "ref.pgn"
     rc, ref_lines, err = watch(jitfish(*common, "--seed", "7", "--pgn", str(ref), "-j", "2"))

@@ -3,7 +3,7 @@
 
     python3 randommover.py [--proto xboard|uci] [--seed N] [--deterministic] [--no-setboard] [--greedy]
                            [--illegal-at N] [--crash-at N] [--hang-at N] [--resign-at N]
-                           [--claim-at N] [--reject-at N] [--name NAME]
+                           [--claim-at N] [--reject-at N] [--name NAME] [--think MS]
 
 ``--greedy`` plays a move that wins at once when there is one. ``--deterministic`` draws each
 move from a generator seeded by the position (and ``--seed``), so a game depends only on its
@@ -81,6 +81,8 @@ class Mover:
             time.sleep(1)
 
     def choose(self):
+        if self.args.think:
+            time.sleep(self.args.think / 1000)
         pos = self.pos
         moves = pos.legal_moves()
         if not moves:
@@ -332,6 +334,7 @@ def main(argv=None, **defaults) -> None:
     ap.add_argument("--no-setboard", action="store_true")
     ap.add_argument("--greedy", action="store_true")
     ap.add_argument("--deterministic", action="store_true")
+    ap.add_argument("--think", type=int, default=0, help="milliseconds to wait before each move")
     for word in ("illegal", "crash", "hang", "resign", "claim", "reject"):
         ap.add_argument(f"--{word}-at", type=int)
     ap.set_defaults(**defaults)
