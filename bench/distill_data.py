@@ -6,9 +6,13 @@ Fairy-Stockfish's ``eval`` command.
 
 Why a static label: a search score mixes the evaluation with tactics that no static evaluation
 can see, and it costs some 150 positions a second (``bench/nnue_data.py``); the static
-evaluation is a function of the position alone, about 5000 positions a second a process, so a
-network can be fitted to it on millions of positions, unbalanced ones included (the random
+evaluation is a function of the position alone (5.4 million courier positions in 12 minutes on two
+processes, jitfish's evaluation of each included), so a network can be fitted to it on millions of positions, unbalanced ones included (the random
 children: a search spends most of its nodes in positions one or two bad moves away from a game).
+
+A courier network fitted to these labels reproduced that evaluation closely and lost its matches
+(bench/RESULTS.md, twenty-third session): the labels teach what the evaluation says, not how a
+position plays out.
 
 1. Positions: every position of every game of the variant in the PGN files (``--pgn``, default
    every file under ``bench/games/``) after ``--skip-plies``, none in check; for each of them,
@@ -34,6 +38,7 @@ import multiprocessing as mp
 import random
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -170,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args(argv)
+    if shutil.which(a.fsf) is None:
+        ap.error(f"--fsf {a.fsf}: no such program (Debian: apt-get install fairy-stockfish)")
     paths = [Path(p) for pat in (a.pgn or [str(GAMES_DIR / "**" / "*.pgn")])
              for p in sorted(glob.glob(pat, recursive=True))]
     name = load_spec(a.variant).name
