@@ -6,9 +6,10 @@ Fairy-Stockfish's ``eval`` command.
 
 Why a static label: a search score mixes the evaluation with tactics that no static evaluation
 can see, and it costs some 150 positions a second (``bench/nnue_data.py``); the static
-evaluation is a function of the position alone (5.4 million courier positions in 12 minutes on two
-processes, jitfish's evaluation of each included), so a network can be fitted to it on millions of positions, unbalanced ones included (the random
-children: a search spends most of its nodes in positions one or two bad moves away from a game).
+evaluation is a function of the position alone (5.4 million courier positions in 12 minutes on
+two processes, jitfish's evaluation of each included), so a network can be fitted to it on
+millions of positions, unbalanced ones included (the random children: a search spends most of
+its nodes in positions one or two bad moves away from a game).
 
 A courier network fitted to these labels reproduced that evaluation closely and lost its matches
 (bench/RESULTS.md, twenty-third session): the labels teach what the evaluation says, not how a
