@@ -37,10 +37,8 @@ import argparse
 import glob
 import multiprocessing as mp
 import random
-import re
 import shlex
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -50,9 +48,9 @@ from jitfish.eval import cache_for, eval_tables, pack_eval, static_eval
 from jitfish.eval.tables import without_network
 from jitfish.movegen import Position, load_spec, load_variant, read_pgn
 
-from .tune_psqt import FSF, GAMES_DIR, RESULTS, Sample, _fen_key
+from .tune_psqt import FSF, GAMES_DIR, RESULTS, Sample, StaticLabeller, _fen_key, save
 
-__all__ = ["game_positions", "StaticLabeller", "main"]
+__all__ = ["game_positions", "main"]
 
 
 def game_positions(game, skip_plies: int, children: int, depth: int, rng: random.Random,
@@ -86,50 +84,6 @@ def game_positions(game, skip_plies: int, children: int, depth: int, rng: random
     return out
 
 
-class StaticLabeller:
-    """One Fairy-Stockfish process answering ``eval`` for positions of one variant."""
-
-    TOTAL = re.compile(r"Total evaluation:\s*(-?\d+(?:\.\d+)?)")
-
-    def __init__(self, variant: str, fsf: str = FSF):
-        self.proc = subprocess.Popen([fsf], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self._send(f"uci\nsetoption name UCI_Variant value {variant}\nisready\n")
-        self._until("readyok")
-
-    def _send(self, text: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(text)
-        self.proc.stdin.flush()
-
-    def _until(self, prefix: str) -> str:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            if line.startswith(prefix):
-                return line
-        raise RuntimeError("fairy-stockfish stopped answering")
-
-    def score(self, fen: str) -> int | None:
-        """Centipawns from White's side, or None (in check: Fairy-Stockfish gives none)."""
-        self._send(f"position fen {fen}\neval\nisready\n")
-        total = None
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            if line.startswith("Total evaluation"):
-                m = self.TOTAL.match(line)
-                total = round(float(m.group(1)) * 100) if m else None
-            elif line.startswith("readyok"):
-                return total
-        raise RuntimeError("fairy-stockfish stopped answering")
-
-    def close(self) -> None:
-        try:
-            self._send("quit\n")
-        except OSError:
-            pass
-        self.proc.wait(timeout=10)
-
-
 _LAB: StaticLabeller | None = None
 _HAND = None
 
@@ -146,7 +100,7 @@ def _init(variant: str, fsf: str) -> None:
     _HAND = hand
 
 
-def _work(task: tuple[list[tuple[int, object]], int, int, int, int]) -> tuple[list[tuple[Sample, int]], int]:
+def _work(task: tuple[list[tuple[int, object]], int, int, int, int]) -> tuple[list[Sample], int]:
     """Positions of a chunk of games, labelled: (samples, games that could not be read)."""
     assert _LAB is not None
     games, seed, skip_plies, children, depth = task
@@ -158,7 +112,7 @@ def _work(task: tuple[list[tuple[int, object]], int, int, int, int]) -> tuple[li
         for fen, base in fens:
             s = _LAB.score(fen)
             if s is not None:
-                out.append((Sample(fen, result, float(s), "-", g), base))
+                out.append(Sample(fen, result, float(s), "-", g, base))
     return out, bad
 
 
@@ -189,23 +143,21 @@ def main(argv: list[str] | None = None) -> int:
     command = " ".join(shlex.quote(x) for x in ["python", "-m", "jitfish.bench.distill_data"]
                        + (argv if argv is not None else sys.argv[1:]))
     seen: set[str] = set()
-    kept: list[tuple[Sample, int]] = []
+    kept: list[Sample] = []
     bad = 0
     with mp.get_context("spawn").Pool(a.workers, _init, (a.variant, a.fsf)) as pool:
         for got, b in tqdm(pool.imap(_work, tasks), total=len(tasks), desc="games (walks, fairy-stockfish eval)",
                            unit="chunk", file=sys.stderr, mininterval=5):
             bad += b
-            for s, base in got:
+            for s in got:
                 k = _fen_key(s.fen)
                 if k not in seen:
                     seen.add(k)
-                    kept.append((s, base))
+                    kept.append(s)
     random.Random(a.seed).shuffle(kept)
     if a.positions:
         kept = kept[:a.positions]
-    with open(a.out, "w") as fh:
-        fh.write(f"# {command}\n")
-        fh.write("".join(f"{s.fen};{s.result};{s.score:g};{s.best};{s.game};{base}\n" for s, base in kept))
+    save(a.out, kept, command)
     print(f"wrote {len(kept)} labelled positions (distinct) to {a.out}; {bad} games could not be read",
           file=sys.stderr)
     return 0

@@ -96,9 +96,8 @@ def dataset(variant: str, paths: list[Path], residual: bool, limit: int = 0, all
     offset = 0
     for path in paths:
         samples = load(path)
-        hand = _hand_column(path) if all_positions and residual else None
         top = max((s.game for s in samples), default=-1) + 1
-        for i, s in enumerate(tqdm(samples, desc=f"positions {path.name}", unit="pos", file=sys.stderr, mininterval=5)):
+        for s in tqdm(samples, desc=f"positions {path.name}", unit="pos", file=sys.stderr, mininterval=5):
             k = _fen_key(s.fen)
             if k in seen:
                 continue
@@ -108,7 +107,10 @@ def dataset(variant: str, paths: list[Path], residual: bool, limit: int = 0, all
                 sq = np.fromiter(placed.keys(), np.int64, len(placed))
                 codes = np.fromiter((1 + 2 * t + c for t, c in placed.values()), np.int64, len(placed))
                 us = 0 if fields[1] == "w" else 1
-                b = 0.0 if hand is None else (hand[i] if us == 0 else -hand[i])
+                if residual and s.hand is None:
+                    raise ValueError(f"{path}: a residual network on every position needs the hand-written "
+                                     f"evaluation as a sixth field (bench/distill_data.py writes it): {s.fen}")
+                b = 0.0 if not residual else (s.hand if us == 0 else -s.hand)
             else:
                 pos = Position(v, s.fen)
                 if not quiet_move(pos, s.best):
@@ -140,21 +142,6 @@ def dataset(variant: str, paths: list[Path], residual: bool, limit: int = 0, all
         fn[i, :len(b)] = b
     return Dataset(fs, fn, np.array(score, np.float32), np.array(result, np.float32), np.array(base, np.float32),
                    np.array(game), pad, fens, np.array(sides))
-
-
-def _hand_column(path: Path) -> list[float]:
-    """The sixth field of every data line (``bench/distill_data.py``: jitfish's hand-written
-    evaluation from White's side); ValueError when a line has none."""
-    out = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.split(";")
-        if len(parts) < 6:
-            raise ValueError(f"{path}:{n}: a residual network on every position needs the hand-written "
-                             f"evaluation as a sixth field (bench/distill_data.py writes it)")
-        out.append(float(parts[5]))
-    return out
 
 
 @nb.njit(parallel=True, cache=True)

@@ -68,7 +68,7 @@ from jitfish.protocol.client import EngineConfig, GoRequest, Limits, open_engine
 from . import tune
 from .tune import texel_error, win_prob
 
-__all__ = ["Sample", "pgn_positions", "selfplay_positions", "label", "label_static", "load", "load_quiet", "Features", "features",
+__all__ = ["Sample", "pgn_positions", "selfplay_positions", "label", "StaticLabeller", "label_static", "load", "load_quiet", "Features", "features",
            "kernel_phase", "fit_k", "fit_tables", "tables_of", "terms_of", "write_tables", "TERMS", "main"]
 
 GAMES_DIR = Path(__file__).resolve().parent / "games"
@@ -79,13 +79,15 @@ RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 @dataclass
 class Sample:
     """A labelled position: FEN, game result and search score (centipawns) from White's side,
-    the labelling engine's best move, and the index of the game it came from."""
+    the labelling engine's best move, the index of the game it came from, and (a sixth field of
+    the file, when written) jitfish's hand-written static evaluation from White's side."""
 
     fen: str
     result: float
     score: float = 0.0
     best: str = ""
     game: int = 0
+    hand: float | None = None  # jitfish's hand-written evaluation, White's side (bench/distill_data.py)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,47 +220,70 @@ def label(variant: str, samples: list[Sample], fsf: str, depth: int | None, node
     return out
 
 
+class StaticLabeller:
+    """One Fairy-Stockfish process (UCI, one thread) answering ``eval`` for positions of one
+    variant: its classical evaluation's "Total evaluation", pawns from White's side, times 100."""
+
+    TOTAL = re.compile(r"Total evaluation:\s*(-?\d+(?:\.\d+)?)")
+
+    def __init__(self, variant: str, fsf: str = FSF):
+        self.fsf = fsf
+        self.proc = subprocess.Popen([fsf], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self._send(f"uci\nsetoption name Threads value 1\nsetoption name UCI_Variant value {variant}\nisready\n")
+        self._read("readyok")
+
+    def _send(self, text: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(text)
+        self.proc.stdin.flush()
+
+    def _read(self, last: str) -> tuple[int | None, str]:
+        """(the "Total evaluation" in centipawns or None, the line starting with ``last``)."""
+        assert self.proc.stdout is not None
+        total = None
+        for line in self.proc.stdout:
+            if line.startswith("Total evaluation"):
+                m = self.TOTAL.match(line)
+                total = round(float(m.group(1)) * 100) if m else None
+            elif line.startswith(last):
+                return total, line
+        raise RuntimeError(f"{self.fsf} stopped answering")
+
+    def score(self, fen: str) -> int | None:
+        """Centipawns from White's side, or None (in check Fairy-Stockfish gives none)."""
+        self._send(f"position fen {fen}\neval\nisready\n")
+        return self._read("readyok")[0]
+
+    def score_and_move(self, fen: str) -> tuple[int | None, str]:
+        """``score`` and Fairy-Stockfish's depth-1 move ("" when it has none)."""
+        self._send(f"position fen {fen}\neval\ngo depth 1\n")
+        total, line = self._read("bestmove")
+        words = line.split()
+        return total, (words[1] if len(words) > 1 else "")
+
+    def close(self) -> None:
+        try:
+            self._send("quit\n")
+        except OSError:
+            pass
+        self.proc.wait(timeout=10)
+
+
 def label_static(variant: str, samples: list[Sample], fsf: str, max_score: int, wanted: int) -> list[Sample]:
-    """Label each position with Fairy-Stockfish's static evaluation (its ``eval`` command: the
-    classical evaluation's "Total evaluation", pawns from White's side, times 100) until ``wanted``
-    quiet ones are labelled; its depth-1 move is the best move of the quiet filter.  No search
-    score: the tables learn what Fairy-Stockfish's evaluation knows, not the tactics its search
-    finds (which a static evaluation cannot see).  About 3000 positions a second."""
-    proc = subprocess.Popen([fsf], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True, bufsize=1)
+    """Label each position with Fairy-Stockfish's static evaluation (``StaticLabeller``) until
+    ``wanted`` quiet ones are labelled; its depth-1 move is the best move of the quiet filter.  No
+    search score: the tables learn what Fairy-Stockfish's evaluation knows, not the tactics its
+    search finds (which a static evaluation cannot see).  About 3000 positions a second."""
+    lab = StaticLabeller(variant, fsf)
     out: list[Sample] = []
     dropped = 0
-
-    def send(text: str) -> None:
-        assert proc.stdin is not None
-        proc.stdin.write(text)
-        proc.stdin.flush()
-
-    def lines():
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            yield line
-        raise ValueError(f"{fsf} stopped answering")
-
     try:
-        send(f"uci\nsetoption name Threads value 1\nsetoption name UCI_Variant value {variant}\nisready\n")
-        for line in lines():
-            if line.startswith("readyok"):
-                break
         bar = tqdm(total=wanted, desc="labels (fairy-stockfish eval)", unit="pos", file=sys.stderr)
         for s in samples:
             if len(out) >= wanted:
                 break
-            send(f"position fen {s.fen}\neval\ngo depth 1\n")
-            score = None
-            move = ""
-            for line in lines():
-                if line.startswith("Total evaluation"):
-                    m = re.search(r"(-?\d+(?:\.\d+)?)", line.split(":", 1)[1])
-                    score = round(float(m.group(1)) * 100) if m else None
-                elif line.startswith("bestmove"):
-                    move = line.split()[1] if len(line.split()) > 1 else ""
-                    break
+            score, move = lab.score_and_move(s.fen)
             if score is None or abs(score) > max_score or not move or not _quiet(variant, s.fen, move):
                 dropped += 1
                 continue
@@ -266,18 +291,15 @@ def label_static(variant: str, samples: list[Sample], fsf: str, max_score: int, 
             bar.update(1)
         bar.close()
     finally:
-        try:
-            send("quit\n")
-        except OSError:
-            pass
-        proc.wait(timeout=10)
+        lab.close()
     print(f"labelled {len(out)} quiet positions ({dropped} dropped: capture, promotion, no evaluation or "
           f"|score| > {max_score})", file=sys.stderr)
     return out
 
 
 def save(path: Path, samples: list[Sample], header: str) -> None:
-    path.write_text(f"# {header}\n" + "".join(f"{s.fen};{s.result};{s.score:g};{s.best};{s.game}\n"
+    path.write_text(f"# {header}\n" + "".join(f"{s.fen};{s.result};{s.score:g};{s.best};{s.game}"
+                                              + ("" if s.hand is None else f";{s.hand:g}") + "\n"
                                               for s in samples))
 
 
@@ -289,7 +311,8 @@ def load(path: Path) -> list[Sample]:
             continue
         parts = line.split(";")
         try:
-            out.append(Sample(parts[0], float(parts[1]), float(parts[2]), parts[3], int(parts[4])))
+            out.append(Sample(parts[0], float(parts[1]), float(parts[2]), parts[3], int(parts[4]),
+                              float(parts[5]) if len(parts) > 5 else None))
         except (IndexError, ValueError):
             raise ValueError(f"{path}:{n}: expected 'FEN;result;score;bestmove;game': {line!r}") from None
     return out

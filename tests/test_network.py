@@ -247,7 +247,7 @@ def test_distill_data_labels_games_and_walks_with_both_evaluations(tmp_path):
     no game; the trainer's fast path reads the same features as ``Position`` gives, and the
     hand-written evaluation as a residual network's offset, from the side to move."""
     from jitfish.bench import distill_data
-    from jitfish.bench.tune_psqt import GAMES_DIR, _fen_key, load
+    from jitfish.bench.tune_psqt import GAMES_DIR, StaticLabeller, _fen_key, load
     from jitfish.movegen import read_pgn
     from jitfish.movegen.pgn import write_pgn
     src = GAMES_DIR / "strength" / "s17_fsf_courier.pgn"
@@ -271,7 +271,7 @@ def test_distill_data_labels_games_and_walks_with_both_evaluations(tmp_path):
     v = load_variant("courier")
     ev = E.without_network(E.eval_tables(v))
     from jitfish.eval import cache_for, pack_eval, static_eval
-    lab = distill_data.StaticLabeller("courier", fairy_stockfish_path())
+    lab = StaticLabeller("courier", fairy_stockfish_path())
     try:
         for s, h in list(zip(samples, hand))[::max(1, len(samples) // 40)]:
             pos = Position(v, s.fen)
