@@ -23,6 +23,8 @@ seval           (MAXPLY+2,) int64       static evaluation at each ply of the cur
                                         (NO_EVAL in check): "improving" compares ply - 2
 cmove           (MAXPLY+2,) int64       the move played at each ply of the current line as a
                                         piece-square index (``cont_index``; -1: null move)
+mcount          (MAXPLY+2,) int64       the move's number (1 = searched first) at each ply of
+                                        the current line
 cont            (N, N) int64            continuation history: how well a quiet move (piece
                                         type, target) did after the move 1, 2 or 4 plies
                                         before it (same index), N = min(types x squares, 2048)
@@ -103,6 +105,11 @@ PARAMS = {
                              #    the last move (Stockfish's DEPTH_QS_RECAPTURES: n = 5)
     "qs_tt_stand": 0,        # 1: quiescence's stand pat takes the TT score where its bound says it is
                              #    better (Stockfish's bestValue = ttValue)
+    "hist_tt": 0,            # 1: a TT cutoff by a quiet TT move updates its killer and histories as a
+                             #    searched cut would (a malus when its score cuts below alpha), as Stockfish
+    "hist_prior": 0,         # 1: the previous ply's quiet move gets a continuation-history bonus where this
+                             #    node fails low, a malus where it was searched first (or was the killer)
+                             #    and is refuted here (Stockfish 11's prior-countermove updates)
     # time management (engine/api.py, read by Python, not by the kernels)
     "tm_stop": 45,           # no new iteration once this percentage of the soft time limit is spent
     "tm_dynamic": 1,         # 1: tm_stop scaled, as Stockfish 11 scales its optimum time, by the best
@@ -118,9 +125,10 @@ PARAM_NAMES = tuple(PARAMS)
  I_CONT_PRUNE_DEPTH, I_SEE_QUIET, I_SEE_QUIET_DEPTH, I_FUT_LMR_DEPTH, I_FUT_LMR_BASE, I_FUT_LMR_MARGIN, I_LMR_BASE,
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
- I_QS_TT_STAND, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
+ I_QS_TT_STAND, I_HIST_TT, I_HIST_PRIOR, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
+    and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" \
     and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
     "the I_* indices follow PARAMS' order"
 
@@ -149,7 +157,7 @@ SEE_ROYAL = 20000  # the royal piece's value in an exchange: it captures last
 
 SearchTables = array_tuple("SearchTables", """
     tt_key:u1 tt_data:i1 killers:i2 history:i3 pv:i2 pvlen:i1 moves:i2 mscore:i2 ctrl:i1
-    root_skip:i1 seval:i1 cmove:i1 cont:i2 prm:i1
+    root_skip:i1 seval:i1 cmove:i1 mcount:i1 cont:i2 prm:i1
 """)
 
 # The search kernels take one bundle array ``d`` for the five tuples (see ``_jit.bundle``:
@@ -635,11 +643,27 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     tdepth = 0
     if excluded != 0:
         data = np.int64(-1)  # the TT entry is the full node's, not this one's
+    c1 = ss.cmove[ply - 1] if ply >= 1 else -1
+    c2 = ss.cmove[ply - 2] if ply >= 2 else -1
+    c4 = ss.cmove[ply - 4] if ply >= 4 else -1
     if data >= 0:
         tt_move, tdepth, bound, tscore = tt_decode(data, ply)
         if not pv_node and tdepth >= depth:
             if bound == BOUND_EXACT or (bound == BOUND_LOWER and tscore >= beta) \
                     or (bound == BOUND_UPPER and tscore <= alpha):
+                if ss.prm[I_HIST_TT] != 0 and tt_move != 0 and not is_tactical(pos, tab, tt_move):
+                    # the TT move cuts (or fails low) as a searched one would have: same updates
+                    us = pos.st[K.ST_SIDE]
+                    if tscore >= beta:
+                        bonus = stat_bonus(depth)
+                        if ss.killers[ply, 0] != tt_move:
+                            ss.killers[ply, 1] = ss.killers[ply, 0]
+                            ss.killers[ply, 0] = tt_move
+                        prior_refuted(pos, ss, ply, stat_bonus(depth + 1))
+                    else:
+                        bonus = -stat_bonus(depth)
+                    hist_update(ss, us, move_from(tt_move), move_to(tt_move), bonus)
+                    cont_update(ss, c1, c2, c4, cont_index(pos, tab, ss, tt_move), bonus)
                 return tscore
     # Step 4. Static evaluation (every node not in check), refined by the TT score where its
     # bound allows; "improving" when better than two plies ago
@@ -703,6 +727,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                 else:
                     m = ss.moves[ply, probe]
                 ss.cmove[ply] = cont_index(pos, tab, ss, m)
+                ss.mcount[ply] = 0  # not a move of the loop
                 K.make_move(d, m)
                 c_depth = 0 if stage == 0 else depth - 4
                 c_beta = pc_beta
@@ -755,9 +780,6 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
             return alpha  # the TT move was the only move: it is singular
     if ply == 0 and ss.ctrl[C_ROOT_SKIP] > 0:
         n = skip_root_moves(ss, n)
-    c1 = ss.cmove[ply - 1] if ply >= 1 else -1
-    c2 = ss.cmove[ply - 2] if ply >= 2 else -1
-    c4 = ss.cmove[ply - 4] if ply >= 4 else -1
     score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4)
     # Step 9. Move loop: PVS with late-move reductions; once a move has been searched, late-move
     # pruning of quiet moves, and futility and SEE pruning of quiet moves that give no check
@@ -825,6 +847,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         if may_prune and K.quiet_gives_check(tab, pos.bb, pos.board, pos.st, m) == 0:
             continue
         ss.cmove[ply] = ci
+        ss.mcount[ply] = i + 1
         K.make_move(d, m)
         gives_check = K.in_check(tab, pos.bb, pos.st)
         if may_prune and not gives_check:
@@ -897,7 +920,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                             ss.killers[ply, 0] = m
                         fr = move_from(m)
                         to = move_to(m)
-                        bonus = min(19 * depth * depth + 155 * depth - 132, 4000)
+                        bonus = stat_bonus(depth)
                         hist_update(ss, us, fr, to, bonus)
                         cont_update(ss, c1, c2, c4, ci, bonus)
                         # the quiet moves searched before it failed to cut: a malus
@@ -906,6 +929,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                             if not is_tactical(pos, tab, q):
                                 hist_update(ss, us, move_from(q), move_to(q), -bonus)
                                 cont_update(ss, c1, c2, c4, cont_index(pos, tab, ss, q), -bonus)
+                    if ss.prm[I_HIST_PRIOR] != 0:
+                        prior_refuted(pos, ss, ply, stat_bonus(depth + 1))
                     break
     # Step 11. Store (not for the singular test: the node's entry belongs to the full search)
     if best >= beta:
@@ -916,7 +941,39 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         bound = BOUND_UPPER
     if excluded == 0:
         tt_store(ss, key, best_move, depth, bound, value_to_tt(best, ply))
+        if bound == BOUND_UPPER and ss.prm[I_HIST_PRIOR] != 0 and (depth >= 3 or pv_node) and ply >= 1 \
+                and c1 >= 0 and pos.undo[pos.st[K.ST_PLY] - 1, K.U_CAP] == 0:
+            # the previous move (quiet) left this side nothing: a bonus for it after its own context
+            prior_update(ss, ply, c1, stat_bonus(depth))
     return best
+
+
+@helper
+def stat_bonus(depth):
+    """Stockfish 11's history bonus for a cut at this depth."""
+    return min(19 * depth * depth + 155 * depth - 132, 4000)
+
+
+@helper
+def prior_update(ss, ply, c1, bonus):
+    """The continuation histories of the previous ply's move (index c1) after the moves 1, 2
+    and 4 plies before it."""
+    cont_update(ss, ss.cmove[ply - 2] if ply >= 2 else -1, ss.cmove[ply - 3] if ply >= 3 else -1,
+                ss.cmove[ply - 5] if ply >= 5 else -1, c1, bonus)
+
+
+@helper
+def prior_refuted(pos, ss, ply, malus):
+    """The previous ply's quiet move, searched first there or its killer, is refuted here: a
+    continuation-history malus (Stockfish 11's "extra penalty")."""
+    if ply < 1 or ss.prm[I_HIST_PRIOR] == 0:
+        return
+    c1 = ss.cmove[ply - 1]
+    u = pos.undo[pos.st[K.ST_PLY] - 1]
+    if c1 < 0 or u[K.U_CAP] != 0:
+        return
+    if ss.mcount[ply - 1] == 1 or u[K.U_MOVE] == ss.killers[ply - 1, 0]:
+        prior_update(ss, ply, c1, -malus)
 
 
 @helper

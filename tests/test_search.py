@@ -249,11 +249,12 @@ def test_quiescence_checks_see_a_quiet_mate_at_the_horizon() -> None:
 
 
 # the run-time search parameters that are off by default, all on (ProbCut, quiescence checks,
-# Stockfish's null-move reduction, its pruning in PV nodes, in check and in quiescence): the mates
+# Stockfish's null-move reduction, its pruning in PV nodes, in check and in quiescence, its history
+# updates at TT cutoffs and for the previous move): the mates
 # and rules results above must not change
 CANDIDATE_PARAMS = {"probcut_depth": 5, "qs_checks": 1, "null_reduction": 2, "null_depth_div": 4,
                     "null_eval_div": 100, "prune_pv": 1, "prune_check": 1, "qs_see_fut": 1, "qs_evasions": 1,
-                    "lmp_all": 1, "qs_recap": 5, "qs_tt_stand": 1}
+                    "lmp_all": 1, "qs_recap": 5, "qs_tt_stand": 1, "hist_tt": 1, "hist_prior": 1}
 
 # middlegames with captures and checks about: every switch below changes these trees
 SWITCH_FENS = [
@@ -280,7 +281,7 @@ def _tree_nodes(switch: str | None) -> int:
 
 
 @pytest.mark.parametrize("switch", ["prune_pv", "prune_pv=2", "prune_check", "qs_see_fut", "qs_evasions", "lmp_all",
-                                    "qs_recap=5", "qs_tt_stand"])
+                                    "qs_recap=5", "qs_tt_stand", "hist_tt", "hist_prior"])
 def test_pruning_switches_change_the_tree(switch: str) -> None:
     """Each off-by-default pruning switch is read by the search: turned on, the same searches
     visit a different number of nodes (how many fewer is measured in bench/RESULTS.md, on
