@@ -26,7 +26,7 @@ cmove           (MAXPLY+2,) int64       the move played at each ply of the curre
 mcount          (MAXPLY+2,) int64       the move's number (1 = searched first) at each ply of
                                         the current line
 cont            (N, N) int64            continuation history: how well a quiet move (piece
-                                        type, target) did after the move 1, 2 or 4 plies
+                                        type, target) did after the move 1, 2, 4 (or 6) plies
                                         before it (same index), N = min(types x squares, 2048)
 ==============  ======================  ==============================================
 
@@ -107,6 +107,9 @@ PARAMS = {
                              #    better (Stockfish's bestValue = ttValue)
     "hist_tt": 0,            # 1: a TT cutoff by a quiet TT move updates its killer and histories as a
                              #    searched cut would (a malus when its score cuts below alpha), as Stockfish
+    "hist_pv": 0,            # 1: a PV node's quiet best move (no cut) updates killer and histories as a cut
+    "hist_big": 0,           # 1: a cut that beats beta by more than 100 cp gets the next depth's bonus
+    "cont6": 0,              # 1: continuation history after the move 6 plies before too (Stockfish 11)
     "hist_prior": 0,         # 1: the previous ply's quiet move gets a continuation-history bonus where this
                              #    node fails low, a malus where it was searched first (or was the killer)
                              #    and is refuted here (Stockfish 11's prior-countermove updates)
@@ -125,7 +128,7 @@ PARAM_NAMES = tuple(PARAMS)
  I_CONT_PRUNE_DEPTH, I_SEE_QUIET, I_SEE_QUIET_DEPTH, I_FUT_LMR_DEPTH, I_FUT_LMR_BASE, I_FUT_LMR_MARGIN, I_LMR_BASE,
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
- I_QS_TT_STAND, I_HIST_TT, I_HIST_PRIOR, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
+ I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_HIST_PRIOR, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
     and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" \
@@ -356,7 +359,7 @@ def see_ge(pos, tab, ev, m, threshold):
 
 
 @helper
-def score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4):
+def score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6):
     """Ordering scores: TT move, captures that do not lose material (SEE) by MVV-LVA,
     promotions, killers, quiet moves by history, then losing captures (negative scores,
     which quiescence and the low-depth pruning read as "SEE < 0")."""
@@ -387,7 +390,7 @@ def score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4):
         elif m == ss.killers[ply, 1]:
             sc[i] = (1 << 28) - 1
         else:
-            sc[i] = quiet_score(pos, tab, ss, us, m, c1, c2, c4)
+            sc[i] = quiet_score(pos, tab, ss, us, m, c1, c2, c4, c6)
 
 
 @helper
@@ -398,11 +401,11 @@ def cont_index(pos, tab, ss, m):
 
 
 @helper
-def quiet_score(pos, tab, ss, us, m, c1, c2, c4):
+def quiet_score(pos, tab, ss, us, m, c1, c2, c4, c6):
     """A quiet move's history: by side, from and to, plus its continuation history after the
-    moves 1, 2 and 4 plies before (index -1: none)."""
+    moves 1, 2, 4 and (``cont6``) 6 plies before (index -1: none)."""
     s = ss.history[us, move_from(m), move_to(m)]
-    if c1 >= 0 or c2 >= 0 or c4 >= 0:
+    if c1 >= 0 or c2 >= 0 or c4 >= 0 or c6 >= 0:
         ci = cont_index(pos, tab, ss, m)
         if c1 >= 0:
             s += ss.cont[c1, ci]
@@ -410,6 +413,8 @@ def quiet_score(pos, tab, ss, us, m, c1, c2, c4):
             s += ss.cont[c2, ci]
         if c4 >= 0:
             s += ss.cont[c4, ci]
+        if c6 >= 0:
+            s += ss.cont[c6, ci]
     return s
 
 
@@ -540,7 +545,7 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
             ss.moves[ply, k] = m
             k += 1
         n = k
-    score_moves(pos, tab, ss, ev, ply, n, tt_move, -1, -1, -1)
+    score_moves(pos, tab, ss, ev, ply, n, tt_move, -1, -1, -1, -1)
     # losing captures score below this (quiet moves' history scores may be negative too)
     losing = np.int64(-(1 << 32)) if quiet_checks else np.int64(0)
     best = stand if not checked else -INF
@@ -646,6 +651,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     c1 = ss.cmove[ply - 1] if ply >= 1 else -1
     c2 = ss.cmove[ply - 2] if ply >= 2 else -1
     c4 = ss.cmove[ply - 4] if ply >= 4 else -1
+    c6 = ss.cmove[ply - 6] if ply >= 6 and ss.prm[I_CONT6] != 0 else -1
     if data >= 0:
         tt_move, tdepth, bound, tscore = tt_decode(data, ply)
         if not pv_node and tdepth >= depth:
@@ -663,7 +669,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                     else:
                         bonus = -stat_bonus(depth)
                     hist_update(ss, us, move_from(tt_move), move_to(tt_move), bonus)
-                    cont_update(ss, c1, c2, c4, cont_index(pos, tab, ss, tt_move), bonus)
+                    cont_update(ss, c1, c2, c4, c6, cont_index(pos, tab, ss, tt_move), bonus)
                 return tscore
     # Step 4. Static evaluation (every node not in check), refined by the TT score where its
     # bound allows; "improving" when better than two plies ago
@@ -714,7 +720,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                 if stage == 0:
                     if probe == 0:
                         pc_n = K.generate(d, ss.moves[ply], np.int64(K.GEN_TACTICAL))
-                        score_moves(pos, tab, ss, ev, ply, pc_n, tt_move, -1, -1, -1)
+                        score_moves(pos, tab, ss, ev, ply, pc_n, tt_move, -1, -1, -1, -1)
                     if probe >= pc_n or tried >= 2 + 2 * cut_node:
                         break
                     m = pick(ss, ply, probe, pc_n)
@@ -780,11 +786,12 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
             return alpha  # the TT move was the only move: it is singular
     if ply == 0 and ss.ctrl[C_ROOT_SKIP] > 0:
         n = skip_root_moves(ss, n)
-    score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4)
+    score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6)
     # Step 9. Move loop: PVS with late-move reductions; once a move has been searched, late-move
     # pruning of quiet moves, and futility and SEE pruning of quiet moves that give no check
     best = -INF
     best_move = 0
+    best_i = 0
     old_alpha = alpha
     us = pos.st[K.ST_SIDE]
     prunable = (not pv_node or ss.prm[I_PRUNE_PV] != 0) and (not checked or ss.prm[I_PRUNE_CHECK] != 0) \
@@ -831,7 +838,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         stat = np.int64(0)
         if not tactical:
             quiets += 1
-            stat = quiet_score(pos, tab, ss, us, m, c1, c2, c4)
+            stat = quiet_score(pos, tab, ss, us, m, c1, c2, c4, c6)
             if prune_more and i > 0 and best > -MATE_BOUND:
                 if lmr_depth < ss.prm[I_FUT_LMR_DEPTH] and abs(alpha) < MATE_BOUND and not checked \
                         and ev_static + ss.prm[I_FUT_LMR_BASE] + ss.prm[I_FUT_LMR_MARGIN] * max(lmr_depth, 0) <= alpha:
@@ -912,23 +919,12 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                 for j in range(ply + 1, ss.pvlen[ply + 1]):
                     ss.pv[ply, j] = ss.pv[ply + 1, j]
                 ss.pvlen[ply] = max(ss.pvlen[ply + 1], ply + 1)
+                best_i = i
                 if v >= beta:
                     # Step 10. Beta cutoff: remember quiet moves that refuted
                     if not tactical:
-                        if ss.killers[ply, 0] != m:
-                            ss.killers[ply, 1] = ss.killers[ply, 0]
-                            ss.killers[ply, 0] = m
-                        fr = move_from(m)
-                        to = move_to(m)
-                        bonus = stat_bonus(depth)
-                        hist_update(ss, us, fr, to, bonus)
-                        cont_update(ss, c1, c2, c4, ci, bonus)
-                        # the quiet moves searched before it failed to cut: a malus
-                        for j in range(i):
-                            q = ss.moves[ply, j]
-                            if not is_tactical(pos, tab, q):
-                                hist_update(ss, us, move_from(q), move_to(q), -bonus)
-                                cont_update(ss, c1, c2, c4, cont_index(pos, tab, ss, q), -bonus)
+                        big = 1 if ss.prm[I_HIST_BIG] != 0 and v > beta + 100 else 0
+                        quiet_stats(pos, tab, ss, ply, us, i, m, c1, c2, c4, c6, stat_bonus(depth + big))
                     if ss.prm[I_HIST_PRIOR] != 0:
                         prior_refuted(pos, ss, ply, stat_bonus(depth + 1))
                     break
@@ -941,11 +937,31 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         bound = BOUND_UPPER
     if excluded == 0:
         tt_store(ss, key, best_move, depth, bound, value_to_tt(best, ply))
+        if bound == BOUND_EXACT and ss.prm[I_HIST_PV] != 0 and best_move != 0 \
+                and not is_tactical(pos, tab, best_move):
+            # a PV node's best move, as a cut's (Stockfish updates them wherever alpha was raised)
+            quiet_stats(pos, tab, ss, ply, us, best_i, best_move, c1, c2, c4, c6, stat_bonus(depth))
         if bound == BOUND_UPPER and ss.prm[I_HIST_PRIOR] != 0 and (depth >= 3 or pv_node) and ply >= 1 \
                 and c1 >= 0 and pos.undo[pos.st[K.ST_PLY] - 1, K.U_CAP] == 0:
             # the previous move (quiet) left this side nothing: a bonus for it after its own context
             prior_update(ss, ply, c1, stat_bonus(depth))
     return best
+
+
+@helper
+def quiet_stats(pos, tab, ss, ply, us, i, m, c1, c2, c4, c6, bonus):
+    """The quiet move m, the i-th of the move list at ply, cut (or was a PV node's best): it
+    becomes the first killer, its histories get the bonus and the quiet moves before it a malus."""
+    if ss.killers[ply, 0] != m:
+        ss.killers[ply, 1] = ss.killers[ply, 0]
+        ss.killers[ply, 0] = m
+    hist_update(ss, us, move_from(m), move_to(m), bonus)
+    cont_update(ss, c1, c2, c4, c6, cont_index(pos, tab, ss, m), bonus)
+    for j in range(i):
+        q = ss.moves[ply, j]
+        if not is_tactical(pos, tab, q):
+            hist_update(ss, us, move_from(q), move_to(q), -bonus)
+            cont_update(ss, c1, c2, c4, c6, cont_index(pos, tab, ss, q), -bonus)
 
 
 @helper
@@ -959,7 +975,8 @@ def prior_update(ss, ply, c1, bonus):
     """The continuation histories of the previous ply's move (index c1) after the moves 1, 2
     and 4 plies before it."""
     cont_update(ss, ss.cmove[ply - 2] if ply >= 2 else -1, ss.cmove[ply - 3] if ply >= 3 else -1,
-                ss.cmove[ply - 5] if ply >= 5 else -1, c1, bonus)
+                ss.cmove[ply - 5] if ply >= 5 else -1,
+                ss.cmove[ply - 7] if ply >= 7 and ss.prm[I_CONT6] != 0 else -1, c1, bonus)
 
 
 @helper
@@ -989,10 +1006,10 @@ def hist_update(ss, us, fr, to, bonus):
 
 
 @helper
-def cont_update(ss, c1, c2, c4, ci, bonus):
-    """The same update in the continuation histories after the moves 1, 2 and 4 plies before
+def cont_update(ss, c1, c2, c4, c6, ci, bonus):
+    """The same update in the continuation histories after the moves 1, 2, 4 and (``cont6``) 6 plies before
     (index -1: none)."""
-    for c in (c1, c2, c4):
+    for c in (c1, c2, c4, c6):
         if c >= 0:
             ss.cont[c, ci] = gravity(ss.cont[c, ci], bonus)
 
