@@ -110,6 +110,10 @@ PARAMS = {
     "hist_pv": 0,            # 1: a PV node's quiet best move (no cut) updates killer and histories as a cut
     "hist_big": 0,           # 1: a cut that beats beta by more than 100 cp gets the next depth's bonus
     "cont6": 0,              # 1: continuation history after the move 6 plies before too (Stockfish 11)
+    "lmr_escape": 0,         # n > 0: LMR n plies less for a quiet move that escapes a capture (moving back
+                             #    would lose material, SEE: Stockfish 11's reverse_move test, n = 2)
+    "lmr_opp": 0,            # n > 0: LMR one ply less where the previous move was the parent's n+1-th
+                             #    or later (Stockfish 11: (ss-1)->moveCount > 14)
     "hist_prior": 0,         # 1: the previous ply's quiet move gets a continuation-history bonus where this
                              #    node fails low, a malus where it was searched first (or was the killer)
                              #    and is refuted here (Stockfish 11's prior-countermove updates)
@@ -128,7 +132,7 @@ PARAM_NAMES = tuple(PARAMS)
  I_CONT_PRUNE_DEPTH, I_SEE_QUIET, I_SEE_QUIET_DEPTH, I_FUT_LMR_DEPTH, I_FUT_LMR_BASE, I_FUT_LMR_MARGIN, I_LMR_BASE,
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
- I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_HIST_PRIOR, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
+ I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
     and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" \
@@ -889,6 +893,11 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                     r -= 1
                 else:
                     r -= sdiv(stat, ss.prm[I_HIST_LMR_DIV])
+                if ss.prm[I_LMR_ESCAPE] != 0 and move_kind(m) == K.KIND_NORMAL and move_promo(m) == 0 \
+                        and not see_ge(pos, tab, ev, K.encode(move_to(m), move_from(m), 0, K.KIND_NORMAL), np.int64(0)):
+                    r -= ss.prm[I_LMR_ESCAPE]  # the piece was lost where it stood: it escapes a capture
+                if ss.prm[I_LMR_OPP] > 0 and ply >= 1 and ss.mcount[ply - 1] > ss.prm[I_LMR_OPP]:
+                    r -= 1  # the move before was a late one
                 r = max(0, min(r, depth - 2))
         zw = i > 0  # the first move gets the full window, the rest a null window first
         while True:
