@@ -177,8 +177,9 @@ def pick(ss, ply, i, n):
 
 @helper
 def quiet_stats(pos, tab, ss, ply, us, i, m, c1, c2, c4, c6, bonus):
-    """The quiet move m, the i-th of the move list at ply, cut (or was a PV node's best): it
-    becomes the first killer, its histories get the bonus and the quiet moves before it a malus."""
+    """The quiet move m, the i-th of the move list at ply, cut (searched, or as the TT move of a
+    TT cutoff, i = 0) or was a PV node's best: it becomes the first killer, its histories get the
+    bonus and the quiet moves before it a malus."""
     if ss.killers[ply, 0] != m:
         ss.killers[ply, 1] = ss.killers[ply, 0]
         ss.killers[ply, 0] = m

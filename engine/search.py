@@ -512,16 +512,13 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                     # the TT move cuts (or fails low) as a searched one would have: same updates
                     us = pos.st[K.ST_SIDE]
                     if tscore >= beta:
-                        bonus = stat_bonus(depth)
-                        if ss.killers[ply, 0] != tt_move:
-                            ss.killers[ply, 1] = ss.killers[ply, 0]
-                            ss.killers[ply, 0] = tt_move
+                        quiet_stats(pos, tab, ss, ply, us, 0, tt_move, c1, c2, c4, c6, stat_bonus(depth))
                         if ss.prm[I_HIST_PRIOR] != 0:
                             prior_refuted(pos, ss, ply, stat_bonus(depth + 1), ss.prm[I_CONT6] != 0)
                     else:
-                        bonus = -stat_bonus(depth)
-                    hist_update(ss, us, move_from(tt_move), move_to(tt_move), bonus)
-                    cont_update(ss, c1, c2, c4, c6, cont_index(pos, tab, ss, tt_move), bonus)
+                        malus = -stat_bonus(depth)
+                        hist_update(ss, us, move_from(tt_move), move_to(tt_move), malus)
+                        cont_update(ss, c1, c2, c4, c6, cont_index(pos, tab, ss, tt_move), malus)
                 return tscore
     # Step 4. Static evaluation (every node not in check), refined by the TT score where its
     # bound allows; "improving" when better than two plies ago
