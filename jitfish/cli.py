@@ -33,8 +33,8 @@ from jitfish.bench.perft_bench import main as perft_main
 from jitfish.bench.search_bench import main as search_main
 from jitfish.bench.search_nps import main as nps_main
 from jitfish.bench.startup import main as startup_main
-from jitfish.engine.search import parse_params
-from jitfish.eval import eval_tables
+from jitfish.engine.search import PARAMS, parse_params
+from jitfish.eval import eval_tables, search_settings
 from jitfish.eval.tables import psqt_file, weights_file
 from jitfish.movegen import FenError, Position, VariantError, add_variant_path, load_spec, load_variant, variant_names
 from jitfish.movegen.spec import is_shipped, registry_problems
@@ -89,6 +89,14 @@ def _variants(args: argparse.Namespace) -> int:
             notes.append("weights derived from the pieces")
         elif psqt_file(spec).exists():
             notes.append("learned piece-square tables")
+        if weights_file(spec) is not None:
+            try:
+                own = search_settings(load_variant(name))
+            except (VariantError, ValueError) as exc:
+                notes.append(f"bad weights: {exc}")
+            else:
+                if own:
+                    notes.append("own search numbers: " + ", ".join(f"{k}={v}" for k, v in own.items()))
         note = f" [{'; '.join(notes)}]" if notes else ""
         print(f"{name}{alias}: {spec.description} {spec.files}x{spec.ranks}{note}")
     for problem in registry_problems():
@@ -104,6 +112,10 @@ def _check(args: argparse.Namespace) -> int:
         spec = variant.spec
         wfile = weights_file(spec)
         eval_tables(variant)
+        own = search_settings(variant)
+        unknown = sorted(set(own) - set(PARAMS))
+        if unknown:
+            raise ValueError(f"{wfile.name if wfile else spec.name}: [search]: unknown search parameters {unknown}")
         pos = Position(variant)
         view = xboard_view(args.file)
     except (VariantError, FenError, ValueError, OSError) as exc:
@@ -115,6 +127,8 @@ def _check(args: argparse.Namespace) -> int:
     print(f"  weights: {wfile if wfile else 'derived from the pieces (no weight file)'}")
     if wfile and psqt_file(spec, wfile).exists():
         print(f"  learned piece-square tables: {psqt_file(spec, wfile)}")
+    if own:
+        print("  search numbers (over the engine's defaults): " + ", ".join(f"{k}={v}" for k, v in own.items()))
     how = "XBoard's own" if view.builtin else ("not playable: " + view.reason if not view.playable else "defined by jitfish")
     print(f"  XBoard: {view.name} ({how})")
     for limit in view.limits:

@@ -274,16 +274,20 @@ def registry_problems() -> list[str]:
     return list(_problems)
 
 
+# files a folder of variants may hold beside them that are not variants (eval/tables.py reads them)
+WEIGHT_SUFFIXES = (".weights.toml", ".psqt.toml")
+
+
 def add_variant_path(path: str | Path) -> list[str]:
-    """Add a variant file, or every ``*.toml`` file of a folder, to the known variants; returns
-    the names added.  Each file is fully checked (``load_spec``) first: VariantError names the
+    """Add a variant file, or every ``*.toml`` file of a folder but the weight files beside them
+    (``*.weights.toml``, ``*.psqt.toml``), to the known variants; returns the names added.  Each file is fully checked (``load_spec``) first: VariantError names the
     file and the key.  A file may inherit from a shipped variant or from a file beside it; a
     user's variant may not take a shipped variant's name.  Adding the same file again reloads it.
     """
     _ensure()
     p = Path(path).expanduser()
     if p.is_dir():
-        files = sorted(p.glob("*.toml"))
+        files = sorted(f for f in p.glob("*.toml") if not f.name.endswith(WEIGHT_SUFFIXES))
         if not files:
             raise VariantError(f"{p}: no variant files (*.toml) in this folder")
     elif p.exists():

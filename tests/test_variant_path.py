@@ -149,6 +149,30 @@ def test_a_bad_file_is_refused_by_key(tmp_path: Path) -> None:
     assert r.returncode == 2 and "stalemate must be one of draw, loss, not 'lose'" in r.stderr, r.stderr
 
 
+def test_a_weight_files_search_table_is_shown_and_checked(tmp_path: Path) -> None:
+    """A user's ``<name>.weights.toml`` with a ``[search]`` table: ``jitfish variants`` and
+    ``jitfish check`` show its numbers; an unknown name in it makes ``check`` fail with the
+    file and the name, and ``variants`` note it instead of stopping."""
+    shutil.copy(TEST_VARIANTS / "shatranj.toml", tmp_path / "shatranj.toml")
+    weights = tmp_path / "shatranj.weights.toml"
+    pieces = "".join(f"[pieces.{p}]\nvalue = {v}\n" for p, v in zip("KQBNRP", (0, 150, 100, 300, 500, 100)))
+    weights.write_text(pieces + "[search]\nhist_tt = 1\nlmp_depth = 5\n")
+    r = _jitfish("--variants", str(tmp_path), "variants")
+    assert r.returncode == 0 and re.search(r"^shatranj\b.*own search numbers: hist_tt=1, lmp_depth=5", r.stdout, re.M), \
+        r.stdout + r.stderr
+    r = _jitfish("check", str(tmp_path / "shatranj.toml"))
+    assert r.returncode == 0 and "search numbers (over the engine's defaults): hist_tt=1, lmp_depth=5" in r.stdout, \
+        r.stdout + r.stderr
+    weights.write_text(pieces + "[search]\nprune_everything = 1\n")
+    r = _jitfish("check", str(tmp_path / "shatranj.toml"))
+    assert r.returncode == 2 and "shatranj.weights.toml: [search]: unknown search parameters ['prune_everything']" \
+        in r.stderr, r.stdout + r.stderr
+    weights.write_text(pieces + "[search]\nhist_tt = \"yes\"\n")
+    r = _jitfish("--variants", str(tmp_path), "variants")
+    assert r.returncode == 0 and re.search(r"^shatranj\b.*bad weights: .*search.hist_tt must be an integer", r.stdout,
+                                           re.M), r.stdout + r.stderr
+
+
 def test_environment_variable_adds_variants(tmp_path: Path) -> None:
     shutil.copy(TEST_VARIANTS / "losalamos.toml", tmp_path / "losalamos.toml")
     env = dict(os.environ, JITFISH_VARIANTS=str(tmp_path))
