@@ -281,8 +281,9 @@ WEIGHT_SUFFIXES = (".weights.toml", ".psqt.toml")
 def add_variant_path(path: str | Path) -> list[str]:
     """Add a variant file, or every ``*.toml`` file of a folder but the weight files beside them
     (``*.weights.toml``, ``*.psqt.toml``), to the known variants; returns the names added.  Each
-    file is fully checked (``load_spec``) first: VariantError names the file and the key.  A file may inherit from a shipped variant or from a file beside it; a
-    user's variant may not take a shipped variant's name.  Adding the same file again reloads it.
+    file is fully checked (``load_spec``) first: VariantError names the file and the key.  A file
+    may inherit from a shipped variant or from a file beside it; a user's variant may not take a
+    shipped variant's name.  Adding the same file again reloads it.
     """
     _ensure()
     p = Path(path).expanduser()
