@@ -85,11 +85,12 @@ def _variants(args: argparse.Namespace) -> int:
         notes = []
         if not is_shipped(name):
             notes.append(f"from {spec.source}")
-        if weights_file(spec) is None:
+        wfile = weights_file(spec)
+        if wfile is None:
             notes.append("weights derived from the pieces")
-        elif psqt_file(spec).exists():
+        elif psqt_file(spec, wfile).exists():
             notes.append("learned piece-square tables")
-        if weights_file(spec) is not None:
+        if wfile is not None:
             try:
                 own = search_settings(load_variant(name))
             except (VariantError, ValueError) as exc:
