@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from jitfish.eval import cache_for, eval_tables, new_cache, pack_eval, search_settings, static_eval
+from jitfish.eval import cache_for, clear_cache, eval_tables, new_cache, pack_eval, search_settings, static_eval
 from jitfish.movegen import kernels as K
 from jitfish.movegen.position import Position, load_variant
 from jitfish.movegen.tables import CFG_NSQ, CFG_NTYPES
@@ -303,8 +303,7 @@ class Engine:
         self.tt_data[:] = -1
         self.history[:] = 0
         self.killers[:] = 0
-        self.eval_cache.key[:] = 0
-        self.eval_cache.acc_key[:] = 0
+        clear_cache(self.eval_cache)
         self.cont[:] = 0
         self._tm_score, self._tm_reduction = None, 0.95
 
@@ -468,8 +467,7 @@ class Engine:
         network) they were computed with: emptied when the variant's tables change."""
         if ev is not self._eval_for:
             self.eval_cache = cache_for(self.eval_cache, ev)
-            self.eval_cache.key[:] = 0
-            self.eval_cache.acc_key[:] = 0
+            clear_cache(self.eval_cache)
             self._eval_for = ev
 
     def hashfull(self) -> int:

@@ -15,6 +15,8 @@ acc         (256, 2, H) int64   the network's accumulators, one per ring slot (`
 acc_key     (256,) uint64       the Zobrist key of the position each slot's accumulator is for
 att         (24, 2, 2) uint64   scratch: attacks by type and colour, all, twice, by pawn-like
                                 pieces (``sf_king``, ``sf_threats``; rewritten by each evaluation)
+pkey, pval  (2**j,) uint64,     the pawn cache: ``pawn_key`` of the pawn-like pieces, and
+            (2**j, 2) int64     ``pawn_structure``'s (mg, eg) White minus Black, at ``sf_scale``
 ==========  ==================  ==============================================================
 """
 from __future__ import annotations
@@ -32,14 +34,15 @@ from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGE
                      P_MOB_AREA, P_PAWN_STRUCT, P_SF_SCALE, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD,
                      P_TEMPO, P_THREAT_PAWN, EvalTables)
 
-__all__ = ["EvalCache", "new_cache", "cache_for", "pack_eval", "unpack_eval", "evaluate", "static_eval", "EVAL_CACHE", "INF",
+__all__ = ["EvalCache", "new_cache", "clear_cache", "cache_for", "pack_eval", "unpack_eval", "evaluate", "static_eval", "EVAL_CACHE", "INF",
            "LAZY_MARGIN"]
 
 INF = 32000  # beyond every score (the search's window bound too)
 EVAL_CACHE = 1 << 16  # entries of the evaluation cache
 LAZY_MARGIN = 300  # quiescence skips mobility and king safety this far outside its window
 
-EvalCache = array_tuple("EvalCache", "key:u1 val:i1 acc:i3 acc_key:u1 att:u3")
+EvalCache = array_tuple("EvalCache", "key:u1 val:i1 acc:i3 acc_key:u1 att:u3 pkey:u1 pval:i2")
+PAWN_CACHE = 1 << 13  # entries of the pawn cache (a pawn structure repeats across most of a search)
 SF_ROWS = 24  # rows of the attack scratch (``EvalCache.att``): a row per type, then all, twice, pawn-like
 pack_eval, unpack_eval = bundle(Pos, Tables, EvalTables, EvalCache)
 
@@ -49,7 +52,15 @@ def new_cache(size: int = EVAL_CACHE, hidden: int = 1) -> EvalCache:
     ``hidden`` units (``EvalTables.nn_b1.shape[0]``; 1 when the variant has none)."""
     return EvalCache(np.zeros(size, np.uint64), np.zeros(size, np.int64),
                      np.zeros((K.DIRTY_RING, 2, hidden), np.int64), np.zeros(K.DIRTY_RING, np.uint64),
-                     np.zeros((SF_ROWS, 2, 2), np.uint64))
+                     np.zeros((SF_ROWS, 2, 2), np.uint64), np.zeros(PAWN_CACHE, np.uint64),
+                     np.zeros((PAWN_CACHE, 2), np.int64))
+
+
+def clear_cache(cache: EvalCache) -> None:
+    """Forget every cached evaluation, accumulator and pawn structure (a new game, or other tables)."""
+    cache.key[:] = 0
+    cache.acc_key[:] = 0
+    cache.pkey[:] = 0
 
 
 def cache_for(cache: EvalCache | None, ev: EvalTables) -> EvalCache:
@@ -171,6 +182,24 @@ def pawn_sets(tab, bb):
             bp0 |= bb[K.ROW_TYPE + t, 0] & bb[1, 0]
             bp1 |= bb[K.ROW_TYPE + t, 1] & bb[1, 1]
     return wp0, wp1, bp0, bp1
+
+
+@helper
+def mix64(h, x):
+    """One step of a multiplicative hash of 64-bit words."""
+    h = (h ^ x) * np.uint64(0x9E3779B97F4A7C15)
+    return h ^ (h >> np.uint64(29))
+
+
+@helper
+def pawn_key(tab, bb, wp0, wp1, bp0, bp1):
+    """A 64-bit hash of where the pawn-like pieces stand (each colour's, and each pawn-like type's
+    squares), never 0 (an empty slot of the pawn cache)."""
+    h = mix64(mix64(mix64(mix64(np.uint64(0x243F6A8885A308D3), wp0), wp1), bp0), bp1)
+    for t in range(tab.cfg[CFG_NTYPES]):
+        if tab.pawnlike[t]:
+            h = mix64(mix64(h, bb[K.ROW_TYPE + t, 0]), bb[K.ROW_TYPE + t, 1])
+    return h | K.ONE
 
 
 @helper
@@ -588,11 +617,18 @@ def evaluate_terms(d, alpha, beta):
                     mg += sign * ev.openf[t, 2 * fs]
                     eg += sign * ev.openf[t, 2 * fs + 1]
     if ev.params[P_PAWN_STRUCT] != 0:
-        sfs = ev.params[P_SF_SCALE]
-        pw_mg, pw_eg = sf_pawns(tab, ev, pos.board, 0, wp0, wp1, bp0, bp1, occ0, occ1)
-        pb_mg, pb_eg = sf_pawns(tab, ev, pos.board, 1, bp0, bp1, wp0, wp1, occ0, occ1)
-        mg += sdiv((pw_mg - pb_mg) * sfs, 256)
-        eg += sdiv((pw_eg - pb_eg) * sfs, 256)
+        # a function of the pawn-like pieces alone, so cached by their placement
+        pk = pawn_key(tab, bb, wp0, wp1, bp0, bp1)
+        ps = pk & np.uint64(cache.pkey.shape[0] - 1)
+        if cache.pkey[ps] != pk:
+            sfs = ev.params[P_SF_SCALE]
+            pw_mg, pw_eg = sf_pawns(tab, ev, pos.board, 0, wp0, wp1, bp0, bp1, occ0, occ1)
+            pb_mg, pb_eg = sf_pawns(tab, ev, pos.board, 1, bp0, bp1, wp0, wp1, occ0, occ1)
+            cache.pval[ps, 0] = sdiv((pw_mg - pb_mg) * sfs, 256)
+            cache.pval[ps, 1] = sdiv((pw_eg - pb_eg) * sfs, 256)
+            cache.pkey[ps] = pk
+        mg += cache.pval[ps, 0]
+        eg += cache.pval[ps, 1]
     # pairs: two or more of a type (the bishop pair)
     for t in range(T if ev.params[P_PAIR_TERMS] != 0 else 0):
         both = (1 if cnt[0, t] >= 2 else 0) - (1 if cnt[1, t] >= 2 else 0)

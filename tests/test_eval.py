@@ -1,15 +1,17 @@
 """Evaluation: colour symmetry in every variant, the weight files' validation, and terms that
-must point the right way (passed pawns, king safety, mop-up, the 50-move scaling)."""
+must point the right way (passed pawns, king safety, mop-up, the 50-move scaling); the pawn cache."""
 from __future__ import annotations
 
+import copy
 import random
 
+import numpy as np
 import pytest
 
 from jitfish.engine import Engine
-from jitfish.eval import eval_tables
+from jitfish.eval import cache_for, eval_tables, pack_eval, static_eval
 from jitfish.eval import tables as E
-from jitfish.eval.tables import _weights
+from jitfish.eval.tables import _weights, tables_from, variant_weights
 from jitfish.movegen import Position, load_variant, variant_names
 from positions import random_walk
 
@@ -171,3 +173,30 @@ def test_an_inheriting_weight_file_adds_to_its_parents_search_table(tmp_path) ->
     (tmp_path / "b.toml").write_text('inherits = "a"\n[search]\nlmp_depth = 4\nqs_recap = 5\n')
     assert E._read_weights(tmp_path / "b.toml")["search"] == {"prune_pv": 1, "lmp_depth": 4, "qs_recap": 5}
     assert E._read_weights(tmp_path / "a.toml")["search"] == {"prune_pv": 1, "lmp_depth": 5}
+
+
+@pytest.mark.parametrize("variant", ["chess", "courier"])
+def test_the_pawn_cache_gives_what_the_pawn_structure_computes(variant: str) -> None:
+    """``pawn_structure`` is cached by the pawn-like pieces' placement (``pawn_key``): positions
+    that share it (a move apart) evaluated through one cache equal each evaluated with a cache
+    of its own."""
+    spec = load_variant(variant)
+    w, _path = variant_weights(spec)
+    ev = tables_from(spec, {**copy.deepcopy(w), "sf_scale": 256, "pawn_structure": True})
+    rng = random.Random(26)
+    shared = cache_for(None, ev)
+    hits = 0
+    for fen in random_positions(variant, 60, 27):
+        pos = Position(variant, fen)
+        family = [pos]
+        for mv in pos.legal_moves():
+            child = pos.copy()
+            child.push(mv)
+            if not child.is_check() and child.legal_moves():
+                family.append(child)  # the same pawns with a piece moved, or one pawn moved
+        for p in rng.sample(family, min(8, len(family))):
+            filled = int(np.count_nonzero(shared.pkey))
+            got = int(static_eval(pack_eval(p.pos, p.tab, ev, shared)))
+            hits += int(np.count_nonzero(shared.pkey)) == filled
+            assert got == int(static_eval(pack_eval(p.pos, p.tab, ev, cache_for(None, ev)))), p.fen()
+    assert hits > 100  # most of them were answered by the cache
