@@ -44,7 +44,7 @@ import numpy as np
 from tqdm import tqdm
 
 from jitfish.engine import Engine
-from jitfish.eval import cache_for, eval_tables, pack_eval, static_eval
+from jitfish.eval import cache_for, eval_of, eval_tables, pack_eval, static_eval
 from jitfish.eval.network import OUT, QA, QB, Network, feature_table, read_network, reference_eval, write_network
 from jitfish.eval import tables as evtables
 from jitfish.eval.evaluate import fifty_scaled
@@ -325,7 +325,7 @@ def check_kernel(variant: str, fens: list[str], limit: int = 300) -> int:
                 # the hand-written part before the 50-move scaling (which the kernel applies to the sum)
                 half = int(pos.pos.st[K.ST_HALF])
                 pos.pos.st[K.ST_HALF] = 0
-                want += int(static_eval(pack_eval(pos.pos, pos.tab, hand, cache_for(None, hand))))
+                want += eval_of(pos.pos, pos.tab, hand)
                 pos.pos.st[K.ST_HALF] = half
             got = eng.static_eval(pos)
             want = fifty_scaled(want, int(pos.pos.st[K.ST_HALF]), int(v.tables.cfg[CFG_FIFTY]))

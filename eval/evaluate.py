@@ -31,10 +31,10 @@ from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTY
 from .network import nn_accumulator, nn_output
 from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_MOPUP, P_MOPUP_MARGIN,
                      P_NN_B2, P_NN_MODE, P_KS_MAJOR_VALUE, P_KS_NO_MAJOR, P_PAIR_TERMS, P_PHASE_TOTAL,
-                     P_MOB_AREA, P_PAWN_STRUCT, P_SF_SCALE, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD,
+                     P_MOB_AREA, P_PASSED_PATH, P_PAWN_STRUCT, P_SF_SCALE, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD,
                      P_TEMPO, P_THREAT_PAWN, EvalTables)
 
-__all__ = ["EvalCache", "new_cache", "clear_cache", "cache_for", "pack_eval", "unpack_eval", "evaluate", "static_eval", "EVAL_CACHE", "INF",
+__all__ = ["EvalCache", "new_cache", "clear_cache", "cache_for", "eval_of", "pack_eval", "unpack_eval", "evaluate", "static_eval", "EVAL_CACHE", "INF",
            "LAZY_MARGIN"]
 
 INF = 32000  # beyond every score (the search's window bound too)
@@ -386,6 +386,62 @@ def sf_pawns(tab, ev, board, c, o0, o1, t0, t1, occ0, occ1):
                     eg -= SF_DOUBLED_EG
                 if levers > 1:
                     eg -= SF_WEAK_LEVER_EG
+    return mg, eg
+
+
+@helper
+def king_near(F, k, s):
+    """Stockfish's king_proximity: the king on k's distance to square s, at most 5."""
+    return min(5, max(abs(k % F - s % F), abs(k // F - s // F)))
+
+
+@helper
+def sf_passed(tab, ev, A, T, c, ksq, esq, o0, o1, t0, t1, occ0, occ1):
+    """(mg, eg) of colour c's passed pawn-like pieces beyond their rank, Stockfish 11's
+    ``passed()`` (``passed_path`` in tables.py): the kings' distance to the square in front, and
+    a free path to promotion.  A: the attack maps of ``sf_king`` (row T: all of a colour's
+    attacks); ksq, esq: c's royal piece and the enemy's (-1: none); o, t: c's pawn-like pieces
+    and the enemy's."""
+    F = tab.cfg[CFG_FILES]
+    R = tab.cfg[CFG_RANKS]
+    up = F if c == 0 else -F
+    mg = np.int64(0)
+    eg = np.int64(0)
+    wp0, wp1, bp0, bp1 = (o0, o1, t0, t1) if c == 0 else (t0, t1, o0, o1)
+    for w in range(2):
+        b = o0 if w == 0 else o1
+        while b:
+            s = lsb(b) + 64 * w
+            b &= b - K.ONE
+            rk = s // F
+            r = rk if c == 0 else R - 1 - rk  # Stockfish's relative rank, RANK_1 = 0
+            if r <= 2 or r >= R - 1 or not is_passed(ev, c, s, wp0, wp1, bp0, bp1):
+                continue
+            wt = 5 * r - 13
+            blk = s + up
+            if ksq >= 0 and esq >= 0:
+                prox = king_near(F, esq, blk) * 19 // 4 - king_near(F, ksq, blk) * 2
+                if r < R - 2:
+                    prox -= king_near(F, ksq, blk + up)
+                eg += prox * wt
+            if not has_bit(occ0, occ1, blk):
+                # the span ahead (own and neighbouring files), and the pawn's own file ahead
+                sp0 = ev.front[c, s, 0]
+                sp1 = ev.front[c, s, 1]
+                f = s % F
+                un0 = sp0 & A[T, 1 - c, 0]
+                un1 = sp1 & A[T, 1 - c, 1]
+                k = np.int64(0)
+                if (un0 | un1) == K.ZERO:
+                    k = 35
+                elif ((un0 & ev.filemask[f, 0]) | (un1 & ev.filemask[f, 1])) == K.ZERO:
+                    k = 20
+                elif not has_bit(un0, un1, blk):
+                    k = 9
+                if has_bit(A[T, c, 0], A[T, c, 1], blk):
+                    k += 5
+                mg += k * wt
+                eg += k * wt
     return mg, eg
 
 
@@ -832,6 +888,11 @@ def evaluate_terms(d, alpha, beta):
         tb_mg, tb_eg = sf_threats(tab, ev, bb, pos.board, A, 1, T, royal, bp0, bp1, wp0, wp1, occ0, occ1)
         mg += sdiv((kb_mg - kw_mg + tw_mg - tb_mg) * sfs, 256)
         eg += sdiv((kb_eg - kw_eg + tw_eg - tb_eg) * sfs, 256)
+        if ev.params[P_PASSED_PATH] != 0:
+            pw_mg, pw_eg = sf_passed(tab, ev, A, T, 0, k0, k1, wp0, wp1, bp0, bp1, occ0, occ1)
+            pb_mg, pb_eg = sf_passed(tab, ev, A, T, 1, k1, k0, bp0, bp1, wp0, wp1, occ0, occ1)
+            mg += sdiv((pw_mg - pb_mg) * sfs, 256)
+            eg += sdiv((pw_eg - pb_eg) * sfs, 256)
     # king danger (Fruit's scale: 2 attackers count 1/2, 3 count 3/4, ...)
     # (king_danger per unit, and king_danger_sq on the square of the scaled units: a few attackers
     # together are worth more than the sum of each)
@@ -876,3 +937,11 @@ def static_eval(d):
     """The static evaluation from Python (tests and tools; the search never calls this, so it
     costs no compile time at start-up)."""
     return evaluate(d, np.int64(-INF), np.int64(INF))
+
+
+def eval_of(pos: Pos, tab: Tables, ev: EvalTables, cache: EvalCache | None = None) -> int:
+    """``static_eval`` of a position's arrays from Python, through ``cache`` (a new one when None).
+    A bundle holds only the addresses of its arrays, so a cache made inside a ``pack_eval(...)``
+    call would be freed before the kernel reads it; this keeps it alive for the call."""
+    cache = cache_for(cache, ev)
+    return int(static_eval(pack_eval(pos, tab, ev, cache)))

@@ -81,7 +81,19 @@ start position's).  Keys:
   (blocked by an enemy pawn, with no own pawn on a neighbouring file level or behind) (9, 24),
   plus (13, 27) unopposed; and an unsupported pawn costs (11, 56) when an own pawn stands right
   behind it (doubled) and (0, 56) when it attacks two enemy pawns or more.  Fairy-Stockfish's
-  horde rule (a side with pawns on more than a quarter of the board) is not kept.
+  horde rule (a side with pawns on more than a quarter of the board) is not kept.  It depends
+  on the pawn-like pieces alone, so the evaluation caches it by a hash of their placement
+  (``pawn_key``, the cache's ``pkey``/``pval``), as Stockfish's pawn hash does.
+- ``passed_path = true`` (needs ``sf_scale``): Stockfish 11's passed-pawn terms beyond the rank
+  (which ``passed`` and ``passed_table`` give): for a passed pawn-like piece (``is_passed``) on
+  relative rank r > 3 (from 1), w = 5 (r - 1) - 13 and the square in front of it b, in the
+  endgame ``(19/4 min(5, enemy king to b) - 2 min(5, own king to b)) * w``, less ``min(5, own
+  king to the square beyond b) * w`` below the last rank but one; and when b is empty, ``k * w``
+  in both phases, k 35 when the enemy attacks no square of the pawn's span ahead (its own and the
+  neighbouring files), 20 when it attacks none on the pawn's file, 9 when it does not attack b,
+  else 0, and 5 more when the own side attacks b.  In Stockfish's units at ``sf_scale`` / 256.
+  (Stockfish's x-ray of a rook or queen behind the pawn, and its halving for candidate passers,
+  are not kept.)
 - ``psqt``, ``psqt_eg`` (in ``[pieces.X]``): a learned piece-square table, one integer per
   square of the board from White's side (a1 first, rank by rank: ``files * ranks`` numbers),
   added to the square values above in the middlegame and the endgame (``psqt_eg`` defaults to
@@ -161,7 +173,7 @@ __all__ = ["EvalTables", "eval_tables", "search_settings", "tables_from", "varia
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
  P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2, P_KING_DANGER_SQ, P_FILE_TERMS,
- P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE, P_MOB_AREA, P_PAWN_STRUCT) = range(20)
+ P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE, P_MOB_AREA, P_PAWN_STRUCT, P_PASSED_PATH) = range(21)
 N_PARAMS = 32
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
@@ -175,7 +187,7 @@ SCALAR_KEYS = ("pair", "pair_eg", "open_file", "open_file_eg", "half_open_file",
 MOB_N = 32  # mobility tables' length in the kernel (a count beyond it takes the last entry)
 TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "king_danger_sq", "mopup",
             "mopup_margin", "threat_pawn", "hanging", "pieces", "sf_scale", "king_no_major", "king_major_value",
-            "mobility_area", "pawn_structure", "search"}
+            "mobility_area", "pawn_structure", "passed_path", "search"}
 THREAT_CLASSES = {"": 0, "minor": 1, "rook": 2}
 
 
@@ -618,6 +630,12 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     if structure and not params[P_SF_SCALE]:
         raise ValueError("pawn_structure: needs sf_scale (its values are Stockfish's units at sf_scale / 256)")
     params[P_PAWN_STRUCT] = int(structure)
+    path_on = w.get("passed_path", False)
+    if not isinstance(path_on, bool):
+        raise ValueError(f"passed_path: expected true or false, got {path_on!r}")
+    if path_on and not params[P_SF_SCALE]:
+        raise ValueError("passed_path: needs sf_scale (its values are Stockfish's units at sf_scale / 256)")
+    params[P_PASSED_PATH] = int(path_on)
     nn_idx = np.zeros((2, 1, 1), np.int64)
     nn_w1 = np.zeros((1, 1), np.int64)
     nn_b1 = np.zeros(1, np.int64)

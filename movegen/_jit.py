@@ -202,6 +202,8 @@ def bundle(*classes):
     """``(pack, unpack)`` for the NamedTuple ``classes`` made by ``array_tuple``.
 
     ``pack(*tuples)`` (Python) checks the arrays against the classes' kinds and returns the bundle.
+    The bundle holds the arrays' addresses, not references: the caller keeps the tuples alive
+    while a kernel reads the bundle (a tuple made inside the ``pack`` call is freed at once).
     ``unpack(d)`` (in kernels) returns the tuples again; it is one intrinsic, so it costs no
     typing per field.  A bundle of more classes whose first classes are these can be unpacked
     with it too (the rows come in the same order).

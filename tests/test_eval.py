@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from jitfish.engine import Engine
-from jitfish.eval import cache_for, eval_tables, pack_eval, static_eval
+from jitfish.eval import cache_for, eval_of, eval_tables, pack_eval, static_eval
 from jitfish.eval import tables as E
 from jitfish.eval.tables import _weights, tables_from, variant_weights
 from jitfish.movegen import Position, load_variant, variant_names
@@ -198,5 +198,41 @@ def test_the_pawn_cache_gives_what_the_pawn_structure_computes(variant: str) -> 
             filled = int(np.count_nonzero(shared.pkey))
             got = int(static_eval(pack_eval(p.pos, p.tab, ev, shared)))
             hits += int(np.count_nonzero(shared.pkey)) == filled
-            assert got == int(static_eval(pack_eval(p.pos, p.tab, ev, cache_for(None, ev)))), p.fen()
+            assert got == eval_of(p.pos, p.tab, ev), p.fen()
     assert hits > 100  # most of them were answered by the cache
+
+
+def _with(variant: str, **keys):
+    spec = load_variant(variant)
+    w, _path = variant_weights(spec)
+    return tables_from(spec, {**copy.deepcopy(w), **keys})
+
+
+def _eval(ev, variant: str, fen: str) -> int:
+    pos = Position(variant, fen)
+    return eval_of(pos.pos, pos.tab, ev)
+
+
+@pytest.mark.parametrize("variant", ["chess", "courier"])
+def test_passed_path_is_colour_symmetric(variant: str) -> None:
+    ev = _with(variant, passed_path=True)
+    for fen in random_positions(variant, 40, seed=8):
+        assert _eval(ev, variant, fen) == _eval(ev, variant, flipped(fen)), fen
+
+
+def test_passed_path_wants_a_free_path_and_the_kings_in_the_right_places() -> None:
+    """Stockfish 11's passed-pawn terms (``passed_path``): the pawn on e6 gains with the black
+    king far from e7 and more than with it beside e7 (where the far white king makes it a loss),
+    more with a free path than with e7 attacked by a rook, and nothing when it is not passed."""
+    on, off = _with("chess", passed_path=True), _with("chess", passed_path=False)
+
+    def gain(fen: str) -> int:
+        return _eval(on, "chess", fen) - _eval(off, "chess", fen)
+
+    near = gain("5k2/8/4P3/8/8/8/8/4K3 w - - 0 1")
+    far = gain("k7/8/4P3/8/8/8/8/4K3 w - - 0 1")
+    assert far > 0 and far > near, (far, near)
+    free = gain("k7/8/4P3/8/8/8/7R/4K3 w - - 0 1")
+    watched = gain("k7/r7/4P3/8/8/8/8/4K3 w - - 0 1")
+    assert free > watched, (free, watched)
+    assert gain("k7/4p3/4P3/8/8/8/8/4K3 w - - 0 1") == 0  # blocked, not passed

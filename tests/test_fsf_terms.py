@@ -17,7 +17,7 @@ import random
 import pytest
 
 from jitfish.bench.eval_terms import fsf_terms
-from jitfish.eval.evaluate import cache_for, pack_eval, static_eval
+from jitfish.eval.evaluate import eval_of
 from jitfish.eval.tables import tables_from, variant_weights
 from jitfish.movegen import Position, load_variant
 from oracles import fairy_stockfish_path
@@ -27,7 +27,7 @@ FSF_PAWN_EG = 213  # fairy-stockfish's PawnValueEg: its eval table's unit
 
 
 def _white_eval(pos: Position, ev) -> int:
-    v = int(static_eval(pack_eval(pos.pos, pos.tab, ev, cache_for(None, ev))))
+    v = eval_of(pos.pos, pos.tab, ev)
     return v if pos.turn == 0 else -v
 
 

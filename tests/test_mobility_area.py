@@ -16,7 +16,7 @@ import chess
 import numpy as np
 import pytest
 
-from jitfish.eval.evaluate import FEAT_MOBILITY, cache_for, feature_rows, pack_eval, static_eval
+from jitfish.eval.evaluate import FEAT_MOBILITY, cache_for, eval_of, feature_rows, pack_eval
 from jitfish.eval.tables import MOB_N, tables_from, variant_weights
 from jitfish.movegen import Position, load_variant
 from positions import kernel_phase, random_chess_positions
@@ -25,7 +25,7 @@ TYPES = "PNBRQK"
 
 
 def _white_eval(pos: Position, ev) -> int:
-    v = int(static_eval(pack_eval(pos.pos, pos.tab, ev, cache_for(None, ev))))
+    v = eval_of(pos.pos, pos.tab, ev)
     return v if pos.turn == 0 else -v
 
 
@@ -78,7 +78,8 @@ def test_mobility_counts_follow_the_area_definition(seed: int) -> None:
     for pos, board in random_chess_positions(seed, 60):
         counts = _counts(board)
         # the tuner's rows
-        k = feature_rows(pack_eval(pos.pos, pos.tab, on, cache_for(None, on)), rows)
+        cache = cache_for(None, on)  # kept alive while the kernel reads the bundle
+        k = feature_rows(pack_eval(pos.pos, pos.tab, on, cache), rows)
         got: dict[tuple[int, int], list[int]] = {}
         for kind, t, c, n in rows[:k]:
             if kind == FEAT_MOBILITY:

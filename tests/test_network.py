@@ -270,14 +270,14 @@ def test_distill_data_labels_games_and_walks_with_both_evaluations(tmp_path):
     assert sum(_fen_key(s.fen) not in in_games for s in samples) > 20  # the walks
     v = load_variant("courier")
     ev = E.without_network(E.eval_tables(v))
-    from jitfish.eval import cache_for, pack_eval, static_eval
+    from jitfish.eval import eval_of
     lab = StaticLabeller("courier", fairy_stockfish_path())
     try:
         for s, h in list(zip(samples, hand))[::max(1, len(samples) // 40)]:
             pos = Position(v, s.fen)
             assert not pos.is_check() and s.best == "-" and s.result in (0.0, 0.5, 1.0)
             assert lab.score(s.fen) == s.score
-            e = int(static_eval(pack_eval(pos.pos, pos.tab, ev, cache_for(None, ev))))
+            e = eval_of(pos.pos, pos.tab, ev)
             assert h == (e if pos.turn == 0 else -e)
     finally:
         lab.close()

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from jitfish.eval.tables import variant_weights, tables_from
-from jitfish.eval.evaluate import cache_for, pack_eval, static_eval
+from jitfish.eval.evaluate import eval_of
 from jitfish.movegen import Position, load_variant
 from positions import kernel_phase, random_chess_positions
 
@@ -23,7 +23,7 @@ TYPES = "PNBRQK"
 
 
 def _white_eval(pos: Position, ev) -> int:
-    v = int(static_eval(pack_eval(pos.pos, pos.tab, ev, cache_for(None, ev))))
+    v = eval_of(pos.pos, pos.tab, ev)
     return v if pos.turn == 0 else -v
 
 
