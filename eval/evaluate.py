@@ -891,8 +891,9 @@ def evaluate_terms(d, alpha, beta):
         if ev.params[P_PASSED_PATH] != 0:
             pw_mg, pw_eg = sf_passed(tab, ev, A, T, 0, k0, k1, wp0, wp1, bp0, bp1, occ0, occ1)
             pb_mg, pb_eg = sf_passed(tab, ev, A, T, 1, k1, k0, bp0, bp1, wp0, wp1, occ0, occ1)
-            mg += sdiv((pw_mg - pb_mg) * sfs, 256)
-            eg += sdiv((pw_eg - pb_eg) * sfs, 256)
+            ps = ev.params[P_PASSED_PATH] * sfs  # scaled by the promotion's worth (tables.py)
+            mg += sdiv((pw_mg - pb_mg) * ps, 65536)
+            eg += sdiv((pw_eg - pb_eg) * ps, 65536)
     # king danger (Fruit's scale: 2 attackers count 1/2, 3 count 3/4, ...)
     # (king_danger per unit, and king_danger_sq on the square of the scaled units: a few attackers
     # together are worth more than the sum of each)

@@ -91,7 +91,8 @@ start position's).  Keys:
   king to the square beyond b) * w`` below the last rank but one; and when b is empty, ``k * w``
   in both phases, k 35 when the enemy attacks no square of the pawn's span ahead (its own and the
   neighbouring files), 20 when it attacks none on the pawn's file, 9 when it does not attack b,
-  else 0, and 5 more when the own side attacks b.  In Stockfish's units at ``sf_scale`` / 256.
+  else 0, and 5 more when the own side attacks b.  In Stockfish's units at ``sf_scale`` / 256,
+  times (the best promotion's value - the pawn's) / 800, at most 1, as Fairy-Stockfish scales it.
   (Stockfish's x-ray of a rook or queen behind the pawn, and its halving for candidate passers,
   are not kept.)
 - ``psqt``, ``psqt_eg`` (in ``[pieces.X]``): a learned piece-square table, one integer per
@@ -635,7 +636,13 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
         raise ValueError(f"passed_path: expected true or false, got {path_on!r}")
     if path_on and not params[P_SF_SCALE]:
         raise ValueError("passed_path: needs sf_scale (its values are Stockfish's units at sf_scale / 256)")
-    params[P_PASSED_PATH] = int(path_on)
+    if path_on:
+        # Fairy-Stockfish scales a passed pawn by what it promotes to: (best promotion - pawn) over
+        # (queen - pawn), here at chess's 900 and 100 (1/256 units; courier's Ferz makes it 22)
+        gain = max((int(value[spec.letters.index(q)]) - int(value[t])
+                    for t, p in enumerate(spec.pieces) if tab.pawnlike[t] for q in p.promotes_to
+                    if q in spec.letters), default=0)
+        params[P_PASSED_PATH] = max(1, min(256, gain * 256 // 800))
     nn_idx = np.zeros((2, 1, 1), np.int64)
     nn_w1 = np.zeros((1, 1), np.int64)
     nn_b1 = np.zeros(1, np.int64)
