@@ -59,7 +59,8 @@ def _weights() -> dict:
     w, _path = variant_weights(load_variant("chess"))
     w = copy.deepcopy(w)
     assert w.get("mobility_area") is True, "chess's weights are expected to use the mobility area"
-    return {**w, "sf_scale": 0}  # the king danger reads the mobility; leave it out
+    # the king danger reads the mobility: leave it out, with the Stockfish-unit pawn terms that need its scale
+    return {**w, "sf_scale": 0, "pawn_structure": False, "passed_path": False}
 
 
 @pytest.mark.parametrize("seed", [1, 2])

@@ -144,6 +144,9 @@ def _weights_without_mobility() -> dict:
     for pw in w["pieces"].values():
         for key in ("mobility", "mobility_table", "mobility_table_eg"):
             pw.pop(key, None)
+    # the pawn terms (pawn_structure, passed_path) have tests of their own (test_fsf_terms.py, test_eval.py)
+    w.pop("pawn_structure", None)
+    w.pop("passed_path", None)
     return w
 
 
