@@ -34,8 +34,8 @@ from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGE
                      P_MOB_AREA, P_PASSED_PATH, P_PAWN_STRUCT, P_SF_SCALE, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SHIELD,
                      P_TEMPO, P_THREAT_PAWN, EvalTables)
 
-__all__ = ["EvalCache", "new_cache", "clear_cache", "cache_for", "eval_of", "pack_eval", "unpack_eval", "evaluate", "static_eval", "EVAL_CACHE", "INF",
-           "LAZY_MARGIN"]
+__all__ = ["EvalCache", "new_cache", "clear_cache", "cache_for", "eval_of", "pack_eval", "unpack_eval", "evaluate",
+           "static_eval", "EVAL_CACHE", "INF", "LAZY_MARGIN"]
 
 INF = 32000  # beyond every score (the search's window bound too)
 EVAL_CACHE = 1 << 16  # entries of the evaluation cache
