@@ -443,6 +443,17 @@ def _build(variant: Variant) -> EvalTables:
     return tables_from(variant, *variant_weights(variant))
 
 
+def _switch(w: dict[str, Any], key: str, sf_scale: int | None = None) -> bool:
+    """A weight file's true/false key (false when absent); ``sf_scale`` given: a term in Stockfish's
+    units, which needs it non-zero when on."""
+    on = w.get(key, False)
+    if not isinstance(on, bool):
+        raise ValueError(f"{key}: expected true or false, got {on!r}")
+    if on and sf_scale is not None and not sf_scale:
+        raise ValueError(f"{key}: needs sf_scale (its values are Stockfish's units at sf_scale / 256)")
+    return on
+
+
 def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) -> EvalTables:
     """The evaluation arrays of a variant for the weights ``w`` (a weight file's contents, as
     ``variant_weights`` returns them; the network is looked for beside ``_path``).  Not cached:
@@ -619,24 +630,12 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     params[P_SF_SCALE] = int(w.get("sf_scale", 0))
     params[P_KS_NO_MAJOR] = int(w.get("king_no_major", 0))
     params[P_KS_MAJOR_VALUE] = int(w.get("king_major_value", 1 << 40))
-    area = w.get("mobility_area", False)
-    if not isinstance(area, bool):
-        raise ValueError(f"mobility_area: expected true or false, got {area!r}")
+    area = _switch(w, "mobility_area")
     # 1: the evaluation's pawn pass builds the area; 2: a pawn-like type has mobility of its own,
     # which needs the whole area first, so ``mobility_area`` computes it up front
     params[P_MOB_AREA] = 0 if not area else 2 if any(mobility[t] and tab.pawnlike[t] for t in range(T)) else 1
-    structure = w.get("pawn_structure", False)
-    if not isinstance(structure, bool):
-        raise ValueError(f"pawn_structure: expected true or false, got {structure!r}")
-    if structure and not params[P_SF_SCALE]:
-        raise ValueError("pawn_structure: needs sf_scale (its values are Stockfish's units at sf_scale / 256)")
-    params[P_PAWN_STRUCT] = int(structure)
-    path_on = w.get("passed_path", False)
-    if not isinstance(path_on, bool):
-        raise ValueError(f"passed_path: expected true or false, got {path_on!r}")
-    if path_on and not params[P_SF_SCALE]:
-        raise ValueError("passed_path: needs sf_scale (its values are Stockfish's units at sf_scale / 256)")
-    if path_on:
+    params[P_PAWN_STRUCT] = int(_switch(w, "pawn_structure", params[P_SF_SCALE]))
+    if _switch(w, "passed_path", params[P_SF_SCALE]):
         # Fairy-Stockfish scales a passed pawn by what it promotes to: (best promotion - pawn) over
         # (queen - pawn), here at chess's 900 and 100 (1/256 units; courier's Ferz makes it 22)
         gain = max((int(value[spec.letters.index(q)]) - int(value[t])
