@@ -390,9 +390,15 @@ def sf_pawns(tab, ev, board, c, o0, o1, t0, t1, occ0, occ1):
 
 
 @helper
+def distance(F, a, b):
+    """King steps between squares a and b on a board F files wide."""
+    return max(abs(a % F - b % F), abs(a // F - b // F))
+
+
+@helper
 def king_near(F, k, s):
     """Stockfish's king_proximity: the king on k's distance to square s, at most 5."""
-    return min(5, max(abs(k % F - s % F), abs(k // F - s // F)))
+    return min(5, distance(F, k, s))
 
 
 @helper
@@ -695,7 +701,7 @@ def evaluate_terms(d, alpha, beta):
     if mu != 0 and k0 >= 0 and k1 >= 0:
         margin = ev.params[P_MOPUP_MARGIN]
         F = tab.cfg[CFG_FILES]
-        dist = max(abs(k0 % F - k1 % F), abs(k0 // F - k1 // F))
+        dist = distance(F, k0, k1)
         if mat >= margin and (bp0 | bp1) == K.ZERO:
             eg += mu * (2 * (4 - min(ev.near[k1], 4)) + max(0, 12 - dist))
         elif mat <= -margin and (wp0 | wp1) == K.ZERO:
