@@ -1,7 +1,8 @@
 """jitfish.eval: the evaluation kernels and their per-variant weights.
 
 ``tables.py`` turns a variant's weight file (``eval/weights/<variant>.toml``) into the arrays
-the kernels read; ``evaluate.py`` holds the kernels (``evaluate``, ``static_eval``).
+the kernels read; ``evaluate.py`` holds the kernels (``evaluate``, ``static_eval``) and
+``sf_terms.py`` their Stockfish-shaped terms.
 """
 from .evaluate import (EVAL_CACHE, EvalCache, cache_for, clear_cache, eval_of, evaluate, new_cache, pack_eval,
                        static_eval, unpack_eval)

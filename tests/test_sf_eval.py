@@ -1,4 +1,4 @@
-"""Stockfish-shaped king safety and threats (``sf_king``, ``sf_threats`` in eval/evaluate.py).
+"""Stockfish-shaped king safety and threats (``sf_king``, ``sf_threats`` in eval/sf_terms.py).
 
 The kernel's terms are checked against a plain-Python reading of the same definitions, with
 python-chess's attack sets (an independent attack generator) on random chess positions: the
