@@ -269,7 +269,7 @@ def main(argv: list[str] | None = None, early=None) -> int:
         return engine_main(early=early)
     if raw[:1] == ["bench"] and len(raw) > 1 and raw[1] not in ("-h", "--help"):
         # the benchmarks parse their own options (argparse's REMAINDER drops leading dashes)
-        return int(_bench(raw[1:]) or 0)
+        return _closed_pipe_ok(lambda: _bench(raw[1:]))
     ap = build_parser()
     args = ap.parse_args(_join_negative_values(raw))
     args.variants = paths
@@ -277,10 +277,23 @@ def main(argv: list[str] | None = None, early=None) -> int:
         ap.print_help()
         return 0
     if args.command == "bench":
-        return int(_bench(args.rest) or 0)
+        return _closed_pipe_ok(lambda: _bench(args.rest))
     if args.command == "perft" and args.depth < 0:
         ap.error("DEPTH must be >= 0")
-    return int(args.func(args) or 0)
+    return _closed_pipe_ok(lambda: args.func(args))
+
+
+def _closed_pipe_ok(run) -> int:
+    """A command's exit status; when its reader has gone (``jitfish variants | head``), exit 1
+    with no traceback, as the Python documentation's note on SIGPIPE does it: the rest of the
+    output, and the flush at exit, go to /dev/null."""
+    try:
+        status = int(run() or 0)
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -125,3 +125,15 @@ def test_variants_command(capsys):
     out = capsys.readouterr().out
     for v in ("chess", "courier", "modcourier", "cleopatra", "cowsandbutterflies-reversed"):
         assert re.search(rf"^{re.escape(v)}\b", out, re.M), v
+
+
+def test_a_reader_that_goes_away_is_no_error():
+    """``jitfish variants | head -1``: the reader closes the pipe before the output is written; the
+    command ends with no traceback (the Python documentation's SIGPIPE recipe, cli._closed_pipe_ok)."""
+    proc = subprocess.Popen(_cli() + ["variants"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=dict(os.environ))
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the engine's modules have loaded: every write meets a closed pipe
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 1
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
