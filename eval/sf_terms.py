@@ -10,7 +10,7 @@ from jitfish.movegen import kernels as K
 from jitfish.movegen._jit import helper, lsb
 from jitfish.movegen.tables import CFG_FILES, CFG_RANKS
 
-from .tables import P_KS_MAJOR_VALUE, P_KS_NO_MAJOR
+from .tables import P_KS_MAJOR_VALUE, P_KS_NO_MAJOR, P_THREAT_PUSH
 
 @helper
 def is_passed(ev, c, sq, wp0, wp1, bp0, bp1):
@@ -45,6 +45,8 @@ SF_HANGING_EG = 36
 SF_RESTRICTED = 7
 SF_SAFE_PAWN_MG = 173
 SF_SAFE_PAWN_EG = 94
+SF_PAWN_PUSH_MG = 48
+SF_PAWN_PUSH_EG = 39
 
 
 # Fairy-Stockfish 11.1's pawn structure (pawns.cpp), its units: (mg, eg)
@@ -424,4 +426,44 @@ def sf_threats(tab, ev, bb, board, A, us, T, royal, p0, p1, q0, q1, occ0, occ1):
                 n += K.popcount(c0 & npe0) + K.popcount(c1 & npe1)
         mg += SF_SAFE_PAWN_MG * n
         eg += SF_SAFE_PAWN_EG * n
+    if ev.params[P_THREAT_PUSH] != 0:
+        n = push_threats(tab, bb, board, A, us, T, p0, p1, npe0, npe1, occ0, occ1)
+        mg += SF_PAWN_PUSH_MG * n
+        eg += SF_PAWN_PUSH_EG * n
     return mg, eg
+
+
+@helper
+def push_threats(tab, bb, board, A, us, T, p0, p1, npe0, npe1, occ0, occ1):
+    """Stockfish's ThreatByPawnPush count (``threat_push``): the enemy's non-pawn pieces that colour
+    us's pawn-like pieces (p) would attack after a move to an empty square (their first-move steps
+    included) that no enemy pawn-like piece attacks and that the enemy does not attack or us
+    attacks too.  npe: the enemy's non-pawn pieces."""
+    ALL = T
+    PAWN = T + 2
+    them = 1 - us
+    x0 = K.ZERO
+    x1 = K.ZERO
+    for w in range(2):
+        b = p0 if w == 0 else p1
+        while b:
+            s = lsb(b) + 64 * w
+            b &= b - K.ONE
+            t = (board[s] - 1) >> 1
+            sh = np.uint64(s & 63)
+            init_ok = np.int64(0)
+            if ((tab.init_zone[t, us, w] >> sh) & K.ONE) != K.ZERO and (
+                    tab.init_tracked[t] == 0 or ((bb[K.ROW_UNMOVED, w] >> sh) & K.ONE) != K.ZERO):
+                init_ok = np.int64(1)
+            m0, m1, _c0, _c1 = K.piece_targets(tab, t, us, s, occ0, occ1, init_ok)
+            m0 &= ~occ0 & ~A[PAWN, them, 0] & (~A[ALL, them, 0] | A[ALL, us, 0])
+            m1 &= ~occ1 & ~A[PAWN, them, 1] & (~A[ALL, them, 1] | A[ALL, us, 1])
+            for v in range(2):
+                m = m0 if v == 0 else m1
+                while m:
+                    u = lsb(m) + 64 * v
+                    m &= m - K.ONE
+                    _n0, _n1, a0, a1 = K.piece_targets(tab, t, us, u, occ0, occ1, np.int64(0))
+                    x0 |= a0
+                    x1 |= a1
+    return K.popcount(x0 & npe0) + K.popcount(x1 & npe1)

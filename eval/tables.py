@@ -84,6 +84,10 @@ start position's).  Keys:
   horde rule (a side with pawns on more than a quarter of the board) is not kept.  It depends
   on the pawn-like pieces alone, so the evaluation caches it by a hash of their placement
   (``pawn_key``, the cache's ``pkey``/``pval``), as Stockfish's pawn hash does.
+- ``threat_push = true`` (needs ``sf_scale``): Stockfish's ThreatByPawnPush among the threats,
+  (48, 39) per enemy non-pawn piece that a pawn-like piece would attack after a move to an empty
+  square (its first-move steps included) that no enemy pawn-like piece attacks and that the enemy
+  does not attack or the own side attacks too.
 - ``passed_path = true`` (needs ``sf_scale``): Stockfish 11's passed-pawn terms beyond the rank
   (which ``passed`` and ``passed_table`` give): for a passed pawn-like piece (``is_passed``) on
   relative rank r > 3 (from 1), w = 5 (r - 1) - 13 and the square in front of it b, in the
@@ -194,7 +198,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
  P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2, P_KING_DANGER_SQ, P_FILE_TERMS,
  P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE, P_MOB_AREA, P_PAWN_STRUCT, P_PASSED_PATH,
- P_PIECE_TERMS) = range(22)
+ P_PIECE_TERMS, P_THREAT_PUSH) = range(23)
 N_PARAMS = 32
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
@@ -211,7 +215,7 @@ SCALAR_KEYS = ("pair", "pair_eg", "open_file", "open_file_eg", "half_open_file",
 MOB_N = 32  # mobility tables' length in the kernel (a count beyond it takes the last entry)
 TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "king_danger_sq", "mopup",
             "mopup_margin", "threat_pawn", "hanging", "pieces", "sf_scale", "king_no_major", "king_major_value",
-            "mobility_area", "pawn_structure", "passed_path", "search"}
+            "mobility_area", "pawn_structure", "passed_path", "threat_push", "search"}
 THREAT_CLASSES = {"": 0, "minor": 1, "rook": 2}
 
 
@@ -677,6 +681,7 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     # which needs the whole area first, so ``mobility_area`` computes it up front
     params[P_MOB_AREA] = 0 if not area else 2 if any(mobility[t] and tab.pawnlike[t] for t in range(T)) else 1
     params[P_PAWN_STRUCT] = int(_switch(w, "pawn_structure", params[P_SF_SCALE]))
+    params[P_THREAT_PUSH] = int(_switch(w, "threat_push", params[P_SF_SCALE]))
     if _switch(w, "passed_path", params[P_SF_SCALE]):
         # Fairy-Stockfish scales a passed pawn by what it promotes to: (best promotion - pawn) over
         # (queen - pawn), here at chess's 900 and 100 (1/256 units; courier's Ferz makes it 22)
