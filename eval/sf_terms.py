@@ -450,12 +450,7 @@ def push_threats(tab, bb, board, A, us, T, p0, p1, npe0, npe1, occ0, occ1):
             s = lsb(b) + 64 * w
             b &= b - K.ONE
             t = (board[s] - 1) >> 1
-            sh = np.uint64(s & 63)
-            init_ok = np.int64(0)
-            if ((tab.init_zone[t, us, w] >> sh) & K.ONE) != K.ZERO and (
-                    tab.init_tracked[t] == 0 or ((bb[K.ROW_UNMOVED, w] >> sh) & K.ONE) != K.ZERO):
-                init_ok = np.int64(1)
-            m0, m1, _c0, _c1 = K.piece_targets(tab, t, us, s, occ0, occ1, init_ok)
+            m0, m1, _c0, _c1 = K.piece_targets(tab, t, us, s, occ0, occ1, K.initial_ok(tab, bb, t, us, s))
             m0 &= ~occ0 & ~A[PAWN, them, 0] & (~A[ALL, them, 0] | A[ALL, us, 0])
             m1 &= ~occ1 & ~A[PAWN, them, 1] & (~A[ALL, them, 1] | A[ALL, us, 1])
             for v in range(2):

@@ -144,6 +144,18 @@ def component_targets(tab, kind, idx, s, occ0, occ1):
 
 
 @helper
+def initial_ok(tab, bb, t, c, s):
+    """1 when the type-t colour-c piece on s may use its initial moves (its zone, and unmoved where
+    the type tracks that), else 0: ``piece_targets``' ``init_ok``."""
+    w = s >> 6
+    sh = np.uint64(s & 63)
+    if ((tab.init_zone[t, c, w] >> sh) & ONE) != ZERO and (
+            tab.init_tracked[t] == 0 or ((bb[ROW_UNMOVED, w] >> sh) & ONE) != ZERO):
+        return np.int64(1)
+    return np.int64(0)
+
+
+@helper
 def piece_targets(tab, t, c, s, occ0, occ1, init_ok):
     """(move targets, capture targets) of a type-t colour-c piece on s, before masking."""
     m0 = ZERO
@@ -703,12 +715,7 @@ def generate(b, out, mode):
                                            | tab.reach_prm[t, us, fr, 0] | tab.reach_prm[t, us, fr, 1]) == ZERO:
                 continue  # no capture or promotion even on an empty board
             sh = np.uint64(fr & 63)
-            init_ok = np.int64(0)
-            if ((tab.init_zone[t, us, w] >> sh) & ONE) != ZERO and (
-                tab.init_tracked[t] == 0 or ((bb[ROW_UNMOVED, w] >> sh) & ONE) != ZERO
-            ):
-                init_ok = np.int64(1)
-            m0, m1, c0, c1 = piece_targets(tab, t, us, fr, occ0, occ1, init_ok)
+            m0, m1, c0, c1 = piece_targets(tab, t, us, fr, occ0, occ1, initial_ok(tab, bb, t, us, fr))
             t0 = (m0 & ~occ0) | (c0 & en0)
             t1 = (m1 & ~occ1) | (c1 & en1)
             if tactical and t != conv:
