@@ -1,9 +1,10 @@
 """The evaluation kernels: static evaluation of a position from the side to move.
 
 The terms and their weights are documented in ``tables.py`` (weights are data, in
-``eval/weights/<variant>.toml``); the Stockfish-shaped terms' helpers are in ``sf_terms.py``.  The kernels take an *evaluation bundle* ``d`` (see
-``movegen._jit.bundle``): the position, the variant's tables, the ``EvalTables`` and an
-``EvalCache``, in that order, so a search bundle that starts with these four can be passed as it
+``eval/weights/<variant>.toml``); the Stockfish-shaped terms' helpers are in ``sf_terms.py``.
+The kernels take an *evaluation bundle* ``d`` (see ``movegen._jit.bundle``): the position, the
+variant's tables, the ``EvalTables`` and an ``EvalCache``, in that order, so a search bundle
+that starts with these four can be passed as it
 is.
 
 ==========  ==================  ==============================================================

@@ -186,7 +186,7 @@ import numpy as np
 
 from jitfish.movegen._jit import array_tuple
 from jitfish.movegen.position import Variant
-from jitfish.movegen.spec import VariantSpec
+from jitfish.movegen.spec import PSQT_SUFFIX, WEIGHTS_SUFFIX, VariantSpec
 from jitfish.movegen.tables import CFG_ROYAL, set_bit
 
 from .network import MODES, feature_table, read_network
@@ -248,7 +248,7 @@ def _read_weights(path: Path, seen: tuple[str, ...] = ()) -> dict[str, Any]:
         return data
     if parent in seen:
         raise ValueError(f"{path.name}: inherits forms a cycle")
-    parent_path = next((p for p in (path.parent / f"{parent}.weights.toml", path.parent / f"{parent}.toml",
+    parent_path = next((p for p in (path.parent / f"{parent}{WEIGHTS_SUFFIX}", path.parent / f"{parent}.toml",
                                     WEIGHTS_DIR / f"{parent}.toml") if p.exists() and p != path), None)
     if parent_path is None:
         raise ValueError(f"{path.name}: inherits {parent!r}, but there are no weights of that name")
@@ -276,7 +276,7 @@ def _weights(name: str) -> dict[str, Any]:
 def weights_file(spec: VariantSpec) -> Path | None:
     """Where a variant's weights are: ``<name>.weights.toml`` beside its variant file, else
     ``eval/weights/<name>.toml``; None when neither exists (the weights are then derived)."""
-    beside = Path(spec.source).parent / f"{spec.name}.weights.toml" if spec.source else None
+    beside = Path(spec.source).parent / f"{spec.name}{WEIGHTS_SUFFIX}" if spec.source else None
     for path in (beside, WEIGHTS_DIR / f"{spec.name}.toml"):
         if path is not None and path.exists():
             return path
@@ -334,7 +334,7 @@ def psqt_file(spec: VariantSpec, weights: Path | None = None) -> Path:
     if weights is None:
         weights = weights_file(spec)
     folder = weights.parent if weights is not None else WEIGHTS_DIR
-    return folder / f"{spec.name}.psqt.toml"
+    return folder / f"{spec.name}{PSQT_SUFFIX}"
 
 
 def network_file(spec: VariantSpec, weights: Path | None = None) -> Path:

@@ -26,7 +26,8 @@ from .betza import BetzaError, Component, parse_betza
 __all__ = [
     "VariantError", "PieceSpec", "VariantSpec", "XBoardSpec", "load_spec", "variant_names",
     "resolve_name", "variant_file", "add_variant_path", "is_shipped", "registry_problems", "VARIANT_DIR", "VARIANTS_ENV",
-    "RightsField", "Stalemate", "BareKing", "Initial", "Promotion",
+    "RightsField", "Stalemate", "BareKing", "Initial", "Promotion", "WEIGHTS_SUFFIX", "PSQT_SUFFIX",
+    "WEIGHT_SUFFIXES",
 ]
 
 VARIANT_DIR = Path(__file__).resolve().parent / "variants"
@@ -274,8 +275,11 @@ def registry_problems() -> list[str]:
     return list(_problems)
 
 
-# files a folder of variants may hold beside them that are not variants (eval/tables.py reads them)
-WEIGHT_SUFFIXES = (".weights.toml", ".psqt.toml")
+# files a folder of variants may hold beside them that are not variants (eval/tables.py reads them,
+# by these names): a variant's weights and its learned square tables
+WEIGHTS_SUFFIX = ".weights.toml"
+PSQT_SUFFIX = ".psqt.toml"
+WEIGHT_SUFFIXES = (WEIGHTS_SUFFIX, PSQT_SUFFIX)
 
 
 def add_variant_path(path: str | Path) -> list[str]:
