@@ -4,8 +4,7 @@ The terms and their weights are documented in ``tables.py`` (weights are data, i
 ``eval/weights/<variant>.toml``); the Stockfish-shaped terms' helpers are in ``sf_terms.py``.
 The kernels take an *evaluation bundle* ``d`` (see ``movegen._jit.bundle``): the position, the
 variant's tables, the ``EvalTables`` and an ``EvalCache``, in that order, so a search bundle
-that starts with these four can be passed as it
-is.
+that starts with these four can be passed as it is.
 
 ==========  ==================  ==============================================================
 array       shape, dtype        meaning
