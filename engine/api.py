@@ -28,7 +28,7 @@ from jitfish.movegen.tables import CFG_NSQ, CFG_NTYPES
 
 from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SKIP, C_SELDEPTH, C_STOP, I_ASPIRATION, I_TM_DYNAMIC,
                      I_TM_STOP, INF, MATE, MATE_BOUND, MAXPLY, PARAM_NAMES, PARAMS, SearchTables, pack_search,
-                     parse_params, search_root)
+                     parse_params, search_root, unknown_params)
 
 __all__ = ["Engine", "Limits", "SearchInfo", "SearchResult", "time_budget"]
 
@@ -121,9 +121,10 @@ def time_budget(turn: int, lim: Limits) -> tuple[float | None, float | None]:
 
 def _put_params(prm: np.ndarray, values: dict[str, int]) -> None:
     """Write search numbers (``search.PARAMS`` names) into ``prm``; ValueError naming an unknown one."""
+    unknown = unknown_params(values)
+    if unknown:
+        raise ValueError(f"unknown search parameters {unknown}")
     for name, v in values.items():
-        if name not in PARAMS:
-            raise ValueError(f"unknown search parameter {name!r}")
         prm[PARAM_NAMES.index(name)] = int(v)
 
 

@@ -55,7 +55,7 @@ from .ordering import (cont_index, cont_update, hist_update, is_tactical, pick, 
                        quiet_stats, score_moves, see_ge, stat_bonus)
 
 __all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
-           "parse_params", "MAXPLY", "MATE", "CONT_MAX", "MATE_BOUND", "INF", "C_STOP", "C_NODES", "C_NODE_LIMIT", "C_SELDEPTH"]
+           "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX", "MATE_BOUND", "INF", "C_STOP", "C_NODES", "C_NODE_LIMIT", "C_SELDEPTH"]
 
 MAXPLY = 96
 MATE = 30000
@@ -157,6 +157,11 @@ def parse_params(text: str) -> dict[str, int]:
         except ValueError:
             raise ValueError(f"search parameter {name}: {value.strip()!r} is not an integer") from None
     return out
+
+
+def unknown_params(names) -> list[str]:
+    """The names among ``names`` that are not search parameters (``PARAMS``), sorted."""
+    return sorted(set(names) - set(PARAMS))
 
 
 CONT_MAX = 2048  # continuation-history index range at most (a bigger variant folds its indices)

@@ -33,7 +33,7 @@ from jitfish.bench.perft_bench import main as perft_main
 from jitfish.bench.search_bench import main as search_main
 from jitfish.bench.search_nps import main as nps_main
 from jitfish.bench.startup import main as startup_main
-from jitfish.engine.search import PARAMS, parse_params
+from jitfish.engine.search import parse_params, unknown_params
 from jitfish.eval import eval_tables, search_settings
 from jitfish.eval.tables import psqt_file, weights_file
 from jitfish.movegen import FenError, Position, VariantError, add_variant_path, load_spec, load_variant, variant_names
@@ -114,7 +114,7 @@ def _check(args: argparse.Namespace) -> int:
         wfile = weights_file(spec)
         eval_tables(variant)
         own = search_settings(variant)
-        unknown = sorted(set(own) - set(PARAMS))
+        unknown = unknown_params(own)
         if unknown:
             raise ValueError(f"{wfile.name if wfile else spec.name}: [search]: unknown search parameters {unknown}")
         pos = Position(variant)
