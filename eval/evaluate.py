@@ -17,7 +17,6 @@ att         (24, 2, 2) uint64   scratch: attacks by type and colour, all, twice,
                                 pieces (``sf_king``, ``sf_threats``; rewritten by each evaluation)
 pkey, pval  (2**j,) uint64,     the pawn cache: ``pawn_key`` of the pawn-like pieces, and
             (2**j, 2) int64     ``pawn_structure``'s (mg, eg) White minus Black, at ``sf_scale``
-pout        (2**j, 4) uint64    and each side's outpost squares (White's words 0, 1, Black's)
 ==========  ==================  ==============================================================
 """
 from __future__ import annotations
@@ -30,11 +29,10 @@ from jitfish.movegen.kernels import Pos
 from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTYPES, CFG_RANKS, CFG_ROYAL, Tables
 
 from .network import nn_accumulator, nn_output
-from .sf_terms import (centre_blocked, distance, is_passed, outposts, piece_terms, sdiv, sf_king,
-                       sf_passed, sf_pawns, sf_threats)
+from .sf_terms import distance, is_passed, sdiv, sf_king, sf_passed, sf_pawns, sf_threats
 from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_MOB_AREA, P_MOPUP,
                      P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PAIR_TERMS, P_PASSED_PATH, P_PAWN_STRUCT, P_PHASE_TOTAL,
-                     P_PIECE_TERMS, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SF_SCALE, P_SHIELD, P_TEMPO, P_THREAT_PAWN,
+                     P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SF_SCALE, P_SHIELD, P_TEMPO, P_THREAT_PAWN,
                      EvalTables)
 
 __all__ = ["EvalCache", "new_cache", "clear_cache", "cache_for", "eval_of", "pack_eval", "unpack_eval", "evaluate",
@@ -44,7 +42,7 @@ INF = 32000  # beyond every score (the search's window bound too)
 EVAL_CACHE = 1 << 16  # entries of the evaluation cache
 LAZY_MARGIN = 300  # quiescence skips mobility and king safety this far outside its window
 
-EvalCache = array_tuple("EvalCache", "key:u1 val:i1 acc:i3 acc_key:u1 att:u3 pkey:u1 pval:i2 pout:u2")
+EvalCache = array_tuple("EvalCache", "key:u1 val:i1 acc:i3 acc_key:u1 att:u3 pkey:u1 pval:i2")
 PAWN_CACHE = 1 << 13  # entries of the pawn cache (a pawn structure repeats across most of a search)
 SF_ROWS = 24  # rows of the attack scratch (``EvalCache.att``): a row per type, then all, twice, pawn-like
 pack_eval, unpack_eval = bundle(Pos, Tables, EvalTables, EvalCache)
@@ -56,7 +54,7 @@ def new_cache(size: int = EVAL_CACHE, hidden: int = 1) -> EvalCache:
     return EvalCache(np.zeros(size, np.uint64), np.zeros(size, np.int64),
                      np.zeros((K.DIRTY_RING, 2, hidden), np.int64), np.zeros(K.DIRTY_RING, np.uint64),
                      np.zeros((SF_ROWS, 2, 2), np.uint64), np.zeros(PAWN_CACHE, np.uint64),
-                     np.zeros((PAWN_CACHE, 2), np.int64), np.zeros((PAWN_CACHE, 4), np.uint64))
+                     np.zeros((PAWN_CACHE, 2), np.int64))
 
 
 def clear_cache(cache: EvalCache) -> None:
@@ -370,26 +368,16 @@ def evaluate_terms(d, alpha, beta):
                     sign = 1 if (code - 1) & 1 == 0 else -1
                     mg += sign * ev.openf[t, 2 * fs]
                     eg += sign * ev.openf[t, 2 * fs + 1]
-    pterms = ev.params[P_PIECE_TERMS] != 0
-    ps = np.uint64(0)
-    if ev.params[P_PAWN_STRUCT] != 0 or pterms:
-        # functions of the pawn-like pieces alone, so cached by their placement
+    if ev.params[P_PAWN_STRUCT] != 0:
+        # a function of the pawn-like pieces alone, so cached by their placement
         pk = pawn_key(tab, bb, wp0, wp1, bp0, bp1)
         ps = pk & np.uint64(cache.pkey.shape[0] - 1)
         if cache.pkey[ps] != pk:
-            cache.pval[ps, 0] = 0
-            cache.pval[ps, 1] = 0
-            if ev.params[P_PAWN_STRUCT] != 0:
-                sfs = ev.params[P_SF_SCALE]
-                pw_mg, pw_eg = sf_pawns(tab, ev, pos.board, 0, wp0, wp1, bp0, bp1, occ0, occ1)
-                pb_mg, pb_eg = sf_pawns(tab, ev, pos.board, 1, bp0, bp1, wp0, wp1, occ0, occ1)
-                cache.pval[ps, 0] = sdiv((pw_mg - pb_mg) * sfs, 256)
-                cache.pval[ps, 1] = sdiv((pw_eg - pb_eg) * sfs, 256)
-            if pterms:
-                cache.pout[ps, 0], cache.pout[ps, 1] = outposts(tab, ev, pos.board, 0, wp0, wp1, bp0, bp1, occ0,
-                                                                occ1)
-                cache.pout[ps, 2], cache.pout[ps, 3] = outposts(tab, ev, pos.board, 1, bp0, bp1, wp0, wp1, occ0,
-                                                                occ1)
+            sfs = ev.params[P_SF_SCALE]
+            pw_mg, pw_eg = sf_pawns(tab, ev, pos.board, 0, wp0, wp1, bp0, bp1, occ0, occ1)
+            pb_mg, pb_eg = sf_pawns(tab, ev, pos.board, 1, bp0, bp1, wp0, wp1, occ0, occ1)
+            cache.pval[ps, 0] = sdiv((pw_mg - pb_mg) * sfs, 256)
+            cache.pval[ps, 1] = sdiv((pw_eg - pb_eg) * sfs, 256)
             cache.pkey[ps] = pk
         mg += cache.pval[ps, 0]
         eg += cache.pval[ps, 1]
@@ -488,13 +476,6 @@ def evaluate_terms(d, alpha, beta):
         ma01 = bb[K.ROW_TYPE + royal, 1] & bb[0, 1]
         ma10 = bb[K.ROW_TYPE + royal, 0] & bb[1, 0]
         ma11 = bb[K.ROW_TYPE + royal, 1] & bb[1, 1]
-    pc_mg = np.int64(0)  # the piece terms, White's minus Black's, Stockfish's units
-    pc_eg = np.int64(0)
-    blk0 = np.int64(0)  # each side's blocked pawn-like pieces on the middle four files
-    blk1 = np.int64(0)
-    if pterms:
-        blk0 = centre_blocked(tab, ev, 0, wp0, wp1, occ0, occ1)
-        blk1 = centre_blocked(tab, ev, 1, bp0, bp1, occ0, occ1)
     for p in range(2):
         if p == 1 and build:
             ma00 = ~ma00
@@ -507,8 +488,7 @@ def evaluate_terms(d, alpha, beta):
             mob = ev.mobility[t]
             ka = ev.katt[t]
             pawn_area = build and p == 0
-            pt = pterms and ev.pterm[t, 12] != 0
-            if mob == 0 and ka == 0 and not threats and not sf and not pawn_area and not pt:
+            if mob == 0 and ka == 0 and not threats and not sf and not pawn_area:
                 continue
             for c in range(2):
                 for w in range(2):
@@ -554,19 +534,6 @@ def evaluate_terms(d, alpha, beta):
                                 if tab.pawnlike[t]:
                                     pb0 |= c0
                                     pb1 |= c1
-                        if pt:
-                            if c == 0:
-                                x_mg, x_eg = piece_terms(tab, ev, bb, t, 0, sq, c0, c1, k0, cache.pout[ps, 0],
-                                                         cache.pout[ps, 1], wp0, wp1, wp0 | bp0, wp1 | bp1, blk0,
-                                                         occ0, occ1)
-                                pc_mg += x_mg
-                                pc_eg += x_eg
-                            else:
-                                x_mg, x_eg = piece_terms(tab, ev, bb, t, 1, sq, c0, c1, k1, cache.pout[ps, 2],
-                                                         cache.pout[ps, 3], bp0, bp1, wp0 | bp0, wp1 | bp1, blk1,
-                                                         occ0, occ1)
-                                pc_mg -= x_mg
-                                pc_eg -= x_eg
                         if mob != 0:
                             if area:
                                 n = min(area_count(m0, m1, c0, c1, occ0, occ1, ma00 if c == 0 else ma10,
@@ -605,9 +572,6 @@ def evaluate_terms(d, alpha, beta):
                 + hang * (K.popcount(b0 & aw0 & ~ab0 & ~pw0) + K.popcount(b1 & aw1 & ~ab1 & ~pw1))
     mg += mob_s + mob_mg
     eg += mob_s + mob_eg
-    if pterms:
-        mg += sdiv(pc_mg * sfs, 256)
-        eg += sdiv(pc_eg * sfs, 256)
     if sf:
         nkw += K.popcount(A[T + 2, 0, 0] & z10) + K.popcount(A[T + 2, 0, 1] & z11)
         nkb += K.popcount(A[T + 2, 1, 0] & z00) + K.popcount(A[T + 2, 1, 1] & z01)

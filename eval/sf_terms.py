@@ -1,7 +1,6 @@
 """Stockfish-shaped terms of the evaluation: the kernels' helpers for ``sf_scale``'s king safety
-and threats, ``pawn_structure``, ``passed_path`` and the piece terms (``outpost`` ...
-``long_diagonal``), in Stockfish's internal units (tables.py documents each term; ``evaluate.py``
-calls them)."""
+and threats, ``pawn_structure`` and ``passed_path``, in Stockfish's internal units (tables.py
+documents each term; ``evaluate.py`` calls them)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +9,7 @@ from jitfish.movegen import kernels as K
 from jitfish.movegen._jit import helper, lsb
 from jitfish.movegen.tables import CFG_FILES, CFG_RANKS
 
-from .tables import P_KS_MAJOR_VALUE, P_KS_NO_MAJOR, P_THREAT_PUSH
+from .tables import P_KS_MAJOR_VALUE, P_KS_NO_MAJOR
 
 @helper
 def is_passed(ev, c, sq, wp0, wp1, bp0, bp1):
@@ -45,8 +44,6 @@ SF_HANGING_EG = 36
 SF_RESTRICTED = 7
 SF_SAFE_PAWN_MG = 173
 SF_SAFE_PAWN_EG = 94
-SF_PAWN_PUSH_MG = 48
-SF_PAWN_PUSH_EG = 39
 
 
 # Fairy-Stockfish 11.1's pawn structure (pawns.cpp), its units: (mg, eg)
@@ -180,109 +177,6 @@ def sf_passed(tab, ev, A, T, c, ksq, esq, o0, o1, t0, t1, occ0, occ1):
                 mg += k * wt
                 eg += k * wt
     return mg, eg
-
-
-@helper
-def outposts(tab, ev, board, c, o0, o1, t0, t1, occ0, occ1):
-    """Colour c's outpost squares (two words): on its outpost ranks, attacked by an own pawn-like
-    piece, out of the enemy pawn-like pieces' reach (Fairy-Stockfish 11.1's pawn attack span: what
-    they attack, and the squares ahead of them on the neighbouring files unless an own pawn-like
-    piece of c blocks them).  o: c's pawn-like pieces, t: the enemy's."""
-    F = tab.cfg[CFG_FILES]
-    nsq = F * tab.cfg[CFG_RANKS]
-    e = 1 - c
-    up = F if e == 0 else -F  # the enemy's forward step
-    g0 = K.ZERO  # c's pawn attacks, then the enemy's span
-    g1 = K.ZERO
-    sp0 = K.ZERO
-    sp1 = K.ZERO
-    for side in range(2):
-        for w in range(2):
-            b = (o0 if w == 0 else o1) if side == 0 else (t0 if w == 0 else t1)
-            while b:
-                s = lsb(b) + 64 * w
-                b &= b - K.ONE
-                col = c if side == 0 else e
-                _m0, _m1, a0, a1 = K.piece_targets(tab, (board[s] - 1) >> 1, col, s, occ0, occ1, np.int64(0))
-                if side == 0:
-                    g0 |= a0
-                    g1 |= a1
-                    continue
-                sp0 |= a0
-                sp1 |= a1
-                u = s + up
-                if not (0 <= u < nsq and has_bit(o0, o1, u)):
-                    f = s % F
-                    sp0 |= ev.front[e, s, 0] & ev.adjfile[f, 0]
-                    sp1 |= ev.front[e, s, 1] & ev.adjfile[f, 1]
-    return ev.pmask[c, 0] & g0 & ~sp0, ev.pmask[c, 1] & g1 & ~sp1
-
-
-@helper
-def piece_terms(tab, ev, bb, t, c, sq, a0, a1, ksq, out0, out1, own0, own1, allp0, allp1, blk, occ0, occ1):
-    """(mg, eg) of Stockfish 11's piece terms (``outpost`` ... ``long_diagonal``, tables.py) for
-    colour c's type-t piece on sq (a: its attacks; ksq: its royal piece, -1 none; out: c's outpost
-    squares; own: c's pawn-like pieces; allp: both sides'; blk: c's blocked pawn-like pieces on
-    the middle four files), Stockfish's units."""
-    P = ev.pterm[t]
-    F = tab.cfg[CFG_FILES]
-    nsq = F * tab.cfg[CFG_RANKS]
-    mg = np.int64(0)
-    eg = np.int64(0)
-    if has_bit(out0, out1, sq):
-        mg += P[0]
-        eg += P[1]
-    elif (P[2] != 0 or P[3] != 0) and ((a0 & out0 & ~bb[c, 0]) | (a1 & out1 & ~bb[c, 1])) != K.ZERO:
-        if ksq < 0:
-            mg += P[2]
-            eg += P[3]
-        else:
-            pn0, pn1 = K.pinned_pieces(tab, bb, c, ksq, occ0, occ1)
-            if not has_bit(pn0, pn1, sq):
-                mg += P[2]
-                eg += P[3]
-    if P[4] != 0 or P[5] != 0:
-        u = sq + (F if c == 0 else -F)
-        if 0 <= u < nsq and has_bit(allp0, allp1, u):
-            mg += P[4]
-            eg += P[5]
-    if ksq >= 0:
-        d = distance(F, sq, ksq)
-        mg -= P[6] * d
-        eg -= P[7] * d
-    if P[8] != 0 or P[9] != 0:
-        d0 = ev.pmask[2, 0]
-        d1 = ev.pmask[2, 1]
-        if not has_bit(d0, d1, sq):
-            d0 = ~d0
-            d1 = ~d1
-        n = (K.popcount(own0 & d0) + K.popcount(own1 & d1)) * (1 + blk)
-        mg -= P[8] * n
-        eg -= P[9] * n
-    if P[10] != 0 or P[11] != 0:
-        _m0, _m1, x0, x1 = K.piece_targets(tab, t, c, sq, allp0, allp1, np.int64(0))
-        if K.popcount(x0 & ev.pmask[4, 0]) + K.popcount(x1 & ev.pmask[4, 1]) >= 2:
-            mg += P[10]
-            eg += P[11]
-    return mg, eg
-
-
-@helper
-def centre_blocked(tab, ev, c, o0, o1, occ0, occ1):
-    """Colour c's pawn-like pieces (o) on the middle four files whose square in front is taken."""
-    F = tab.cfg[CFG_FILES]
-    nsq = F * tab.cfg[CFG_RANKS]
-    up = F if c == 0 else -F
-    n = np.int64(0)
-    for w in range(2):
-        b = (o0 if w == 0 else o1) & ev.pmask[3, w]
-        while b:
-            s = lsb(b) + 64 * w
-            b &= b - K.ONE
-            u = s + up
-            if 0 <= u < nsq and has_bit(occ0, occ1, u):
-                n += 1
-    return n
 
 
 @helper
@@ -426,39 +320,4 @@ def sf_threats(tab, ev, bb, board, A, us, T, royal, p0, p1, q0, q1, occ0, occ1):
                 n += K.popcount(c0 & npe0) + K.popcount(c1 & npe1)
         mg += SF_SAFE_PAWN_MG * n
         eg += SF_SAFE_PAWN_EG * n
-    if ev.params[P_THREAT_PUSH] != 0:
-        n = push_threats(tab, bb, board, A, us, T, p0, p1, npe0, npe1, occ0, occ1)
-        mg += SF_PAWN_PUSH_MG * n
-        eg += SF_PAWN_PUSH_EG * n
     return mg, eg
-
-
-@helper
-def push_threats(tab, bb, board, A, us, T, p0, p1, npe0, npe1, occ0, occ1):
-    """Stockfish's ThreatByPawnPush count (``threat_push``): the enemy's non-pawn pieces that colour
-    us's pawn-like pieces (p) would attack after a move to an empty square (their first-move steps
-    included) that no enemy pawn-like piece attacks and that the enemy does not attack or us
-    attacks too.  npe: the enemy's non-pawn pieces."""
-    ALL = T
-    PAWN = T + 2
-    them = 1 - us
-    x0 = K.ZERO
-    x1 = K.ZERO
-    for w in range(2):
-        b = p0 if w == 0 else p1
-        while b:
-            s = lsb(b) + 64 * w
-            b &= b - K.ONE
-            t = (board[s] - 1) >> 1
-            m0, m1, _c0, _c1 = K.piece_targets(tab, t, us, s, occ0, occ1, K.initial_ok(tab, bb, t, us, s))
-            m0 &= ~occ0 & ~A[PAWN, them, 0] & (~A[ALL, them, 0] | A[ALL, us, 0])
-            m1 &= ~occ1 & ~A[PAWN, them, 1] & (~A[ALL, them, 1] | A[ALL, us, 1])
-            for v in range(2):
-                m = m0 if v == 0 else m1
-                while m:
-                    u = lsb(m) + 64 * v
-                    m &= m - K.ONE
-                    _n0, _n1, a0, a1 = K.piece_targets(tab, t, us, u, occ0, occ1, np.int64(0))
-                    x0 |= a0
-                    x1 |= a1
-    return K.popcount(x0 & npe0) + K.popcount(x1 & npe1)

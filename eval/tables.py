@@ -84,10 +84,6 @@ start position's).  Keys:
   horde rule (a side with pawns on more than a quarter of the board) is not kept.  It depends
   on the pawn-like pieces alone, so the evaluation caches it by a hash of their placement
   (``pawn_key``, the cache's ``pkey``/``pval``), as Stockfish's pawn hash does.
-- ``threat_push = true`` (needs ``sf_scale``): Stockfish's ThreatByPawnPush among the threats,
-  (48, 39) per enemy non-pawn piece that a pawn-like piece would attack after a move to an empty
-  square (its first-move steps included) that no enemy pawn-like piece attacks and that the enemy
-  does not attack or the own side attacks too.
 - ``passed_path = true`` (needs ``sf_scale``): Stockfish 11's passed-pawn terms beyond the rank
   (which ``passed`` and ``passed_table`` give): for a passed pawn-like piece (``is_passed``) on
   relative rank r > 3 (from 1), w = 5 (r - 1) - 13 and the square in front of it b, in the
@@ -99,21 +95,6 @@ start position's).  Keys:
   times (the best promotion's value - the pawn's) / 800, at most 1, as Fairy-Stockfish scales it.
   (Stockfish's x-ray of a rook or queen behind the pawn, and its halving for candidate passers,
   are not kept.)
-- Stockfish 11's piece terms (in ``[pieces.X]``, each ``[mg, eg]`` in Stockfish's units at
-  ``sf_scale`` / 256, so they need it; ``piece_terms`` in sf_terms.py; absent keys are 0):
-  ``outpost``: the piece stands on an outpost square of its side, on the 4th to 6th rank from its
-  side (counted from its own first rank on every board), guarded by an own pawn-like piece and
-  out of reach of the enemy's (no square an enemy pawn-like piece attacks, nor any square ahead
-  of it on a neighbouring file unless an own pawn-like piece stands right in front of it);
-  ``outpost_reach``: not on one, but attacking an outpost square that holds no own piece (not
-  when pinned); ``behind_pawn``: a pawn-like piece of either side stands on the square in front
-  of it; ``king_protector``: a cost per king step between it and its own royal piece;
-  ``same_colour_pawns``: a cost per own pawn-like piece on squares of its colour, times (1 + own
-  pawn-like pieces on the middle four files whose square in front is taken); ``long_diagonal``:
-  its attacks, with only pawn-like pieces in the way, reach two or more of the centre squares
-  (the middle two files by the middle two ranks).  Fairy-Stockfish 11.1 gives them to chess's
-  knights and bishops (its rook file, trapped rook and weak queen terms are not kept).
-  The outpost squares depend on the pawn-like pieces alone and are kept in the pawn cache.
 - ``psqt``, ``psqt_eg`` (in ``[pieces.X]``): a learned piece-square table, one integer per
   square of the board from White's side (a1 first, rank by rank: ``files * ranks`` numbers),
   added to the square values above in the middlegame and the endgame (``psqt_eg`` defaults to
@@ -170,10 +151,6 @@ lowrank     (2, 2) uint64       each side's second and third ranks
 adjfile     (16, 2) uint64      the squares of the files next to each file
 rankmask    (16, 2) uint64      the squares of each rank
 behind      (2, 16, 2) uint64   a side's ranks level with and behind each rank
-pterm       (T, 13) int64       the piece terms (mg, eg): outpost, outpost_reach, behind_pawn,
-                                king_protector, same_colour_pawns, long_diagonal; 1 if any
-pmask       (5, 2) uint64       outpost ranks (White, Black), dark squares, the middle four
-                                files, the centre squares
 ==========  ==================  ==============================================================
 """
 from __future__ import annotations
@@ -197,17 +174,13 @@ __all__ = ["EvalTables", "eval_tables", "search_settings", "tables_from", "varia
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
  P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2, P_KING_DANGER_SQ, P_FILE_TERMS,
- P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE, P_MOB_AREA, P_PAWN_STRUCT, P_PASSED_PATH,
- P_PIECE_TERMS, P_THREAT_PUSH) = range(23)
+ P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE, P_MOB_AREA, P_PAWN_STRUCT, P_PASSED_PATH) = range(21)
 N_PARAMS = 32
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
               "king_attack", "passed", "psqt", "psqt_eg", "mobility_table", "mobility_table_eg", "passed_table",
               "passed_table_eg", "pair", "pair_eg", "open_file", "open_file_eg", "half_open_file",
-              "half_open_file_eg", "king_attack_weight", "safe_check", "threat_class", "threat_minor", "threat_rook",
-              "outpost", "outpost_reach", "behind_pawn", "king_protector", "same_colour_pawns", "long_diagonal"}
-# Stockfish 11's piece terms, in the order of ``EvalTables.pterm``'s column pairs
-PIECE_TERM_KEYS = ("outpost", "outpost_reach", "behind_pawn", "king_protector", "same_colour_pawns", "long_diagonal")
+              "half_open_file_eg", "king_attack_weight", "safe_check", "threat_class", "threat_minor", "threat_rook"}
 # the only keys of a <variant>.psqt.toml (learned values)
 TABLE_KEYS = ("psqt", "psqt_eg", "mobility_table", "mobility_table_eg", "passed_table", "passed_table_eg", "pair",
               "pair_eg", "open_file", "open_file_eg", "half_open_file", "half_open_file_eg")
@@ -215,7 +188,7 @@ SCALAR_KEYS = ("pair", "pair_eg", "open_file", "open_file_eg", "half_open_file",
 MOB_N = 32  # mobility tables' length in the kernel (a count beyond it takes the last entry)
 TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "king_danger_sq", "mopup",
             "mopup_margin", "threat_pawn", "hanging", "pieces", "sf_scale", "king_no_major", "king_major_value",
-            "mobility_area", "pawn_structure", "passed_path", "threat_push", "search"}
+            "mobility_area", "pawn_structure", "passed_path", "search"}
 THREAT_CLASSES = {"": 0, "minor": 1, "rook": 2}
 
 
@@ -223,7 +196,7 @@ EvalTables = array_tuple("EvalTables", """
     psq:i2 psq_eg:i2 passed:i2 passed_mg:i2 value:i1 mobility:i1 mob_mg:i2 mob_eg:i2 pair:i2 openf:i2 filemask:u2
     katt:i1 phase_w:i1 front:u3 zone:u2 shield:u3 near:i1 params:i1 nn_idx:i3 nn_w1:i2 nn_b1:i1 nn_w2:i1
     kaw:i1 safe_check:i2 tclass:i1 tminor:i2 trook:i2 flank:u2 camp:u2 lowrank:u2 adjfile:u2 rankmask:u2
-    behind:u3 pterm:i2 pmask:u2
+    behind:u3
 """)
 
 
@@ -508,7 +481,6 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     tclass = np.zeros(T, np.int64)
     tminor = np.zeros((T, 2), np.int64)
     trook = np.zeros((T, 2), np.int64)
-    pterm = np.zeros((T, 13), np.int64)
     phase_w = np.zeros(T, np.int64)
     cx, cy = (F - 1) / 2, (R - 1) / 2
     far = max(cx, cy)
@@ -551,9 +523,6 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
         safe_check[t] = _pair(pw, "safe_check", where)
         tminor[t] = _pair(pw, "threat_minor", where)
         trook[t] = _pair(pw, "threat_rook", where)
-        for i, key in enumerate(PIECE_TERM_KEYS):
-            pterm[t, 2 * i:2 * i + 2] = _pair(pw, key, where)
-        pterm[t, 12] = int(pterm[t, :12].any())
         tc = pw.get("threat_class", "")
         if tc not in THREAT_CLASSES:
             raise ValueError(f"{where}.threat_class: expected one of {sorted(k for k in THREAT_CLASSES if k)}, got {tc!r:.40}")
@@ -643,21 +612,6 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
                 set_bit(behind[0, rk], s)
             if r >= rk:
                 set_bit(behind[1, rk], s)
-    # the piece terms' masks: outpost ranks (the 4th to 6th from each side), dark squares, the
-    # middle four files, the centre squares
-    pmask = np.zeros((5, 2), np.uint64)
-    for s in range(F * R):
-        f, r = s % F, s // F
-        if 3 <= r <= 5:
-            set_bit(pmask[0], s)
-        if 3 <= R - 1 - r <= 5:
-            set_bit(pmask[1], s)
-        if (f + r) % 2 == 0:
-            set_bit(pmask[2], s)
-        if F // 2 - 2 <= f <= F // 2 + 1:
-            set_bit(pmask[3], s)
-        if f in ((F - 1) // 2, F // 2) and r in ((R - 1) // 2, R // 2):
-            set_bit(pmask[4], s)
     params = np.zeros(N_PARAMS, np.int64)
     params[P_TEMPO] = int(w.get("tempo", 0))
     sp = w.get("safety_piece", "")
@@ -681,7 +635,6 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     # which needs the whole area first, so ``mobility_area`` computes it up front
     params[P_MOB_AREA] = 0 if not area else 2 if any(mobility[t] and tab.pawnlike[t] for t in range(T)) else 1
     params[P_PAWN_STRUCT] = int(_switch(w, "pawn_structure", params[P_SF_SCALE]))
-    params[P_THREAT_PUSH] = int(_switch(w, "threat_push", params[P_SF_SCALE]))
     if _switch(w, "passed_path", params[P_SF_SCALE]):
         # Fairy-Stockfish scales a passed pawn by what it promotes to: (best promotion - pawn) over
         # (queen - pawn), here at chess's 900 and 100 (1/256 units; courier's Ferz makes it 22)
@@ -689,11 +642,6 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
                     for t, p in enumerate(spec.pieces) if tab.pawnlike[t] for q in p.promotes_to
                     if q in spec.letters), default=0)
         params[P_PASSED_PATH] = max(1, min(256, gain * 256 // 800))
-    if pterm[:, 12].any():
-        if not params[P_SF_SCALE]:
-            raise ValueError(f"weights for {spec.name}: {', '.join(PIECE_TERM_KEYS)}: need sf_scale (their values "
-                             f"are Stockfish's units at sf_scale / 256)")
-        params[P_PIECE_TERMS] = 1
     nn_idx = np.zeros((2, 1, 1), np.int64)
     nn_w1 = np.zeros((1, 1), np.int64)
     nn_b1 = np.zeros(1, np.int64)
@@ -707,7 +655,7 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
         params[P_NN_B2] = net.b2
     return EvalTables(psq, psq_eg, passed, passed_mg, value, mobility, mob_mg, mob_eg, pair, openf, filemask, katt,
                       phase_w, front, zone, shield, near_t, params, nn_idx, nn_w1, nn_b1, nn_w2, kaw, safe_check, tclass,
-                      tminor, trook, flank, camp, lowrank, adjfile, rankmask, behind, pterm, pmask)
+                      tminor, trook, flank, camp, lowrank, adjfile, rankmask, behind)
 
 
 def without_network(ev: EvalTables) -> EvalTables:
