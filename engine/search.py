@@ -55,7 +55,8 @@ from .ordering import (cont_index, cont_update, hist_update, is_tactical, pick, 
                        quiet_stats, score_moves, see_ge, stat_bonus)
 
 __all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
-           "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX", "MATE_BOUND", "INF", "C_STOP", "C_NODES", "C_NODE_LIMIT", "C_SELDEPTH"]
+           "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX", "MATE_BOUND", "INF", "C_STOP", "C_NODES",
+           "C_NODE_LIMIT", "C_SELDEPTH"]
 
 MAXPLY = 96
 MATE = 30000

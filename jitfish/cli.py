@@ -284,16 +284,21 @@ def main(argv: list[str] | None = None, early=None) -> int:
 
 
 def _closed_pipe_ok(run) -> int:
-    """A command's exit status; when its reader has gone (``jitfish variants | head``), exit 1
-    with no traceback, as the Python documentation's note on SIGPIPE does it: the rest of the
-    output, and the flush at exit, go to /dev/null."""
+    """A command's exit status; when the reader of its standard output has gone (``jitfish
+    variants | head``), exit 1 with no traceback, as the Python documentation's note on SIGPIPE
+    does it: the rest of the output, and the flush at exit, go to /dev/null.  A broken pipe to
+    anything else (an engine a match drives) is an error as before."""
     try:
         status = int(run() or 0)
         sys.stdout.flush()
         return status
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        try:
+            sys.stdout.flush()  # what did not reach a gone reader is still buffered and fails again
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
+        raise
 
 
 if __name__ == "__main__":

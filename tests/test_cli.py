@@ -137,3 +137,14 @@ def test_a_reader_that_goes_away_is_no_error():
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=300) == 1
     assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_a_broken_pipe_elsewhere_is_still_an_error(capsys):
+    """Only standard output's reader going away is quiet; a broken pipe to anything else (an engine
+    a match drives) still raises."""
+    from jitfish import cli
+
+    def run():
+        raise BrokenPipeError("an engine's stdin")
+    with pytest.raises(BrokenPipeError, match="engine"):
+        cli._closed_pipe_ok(run)
