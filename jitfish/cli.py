@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import select
 import sys
 import time
 
@@ -293,12 +294,21 @@ def _closed_pipe_ok(run) -> int:
         sys.stdout.flush()
         return status
     except BrokenPipeError:
-        try:
-            sys.stdout.flush()  # what did not reach a gone reader is still buffered and fails again
-        except BrokenPipeError:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return 1
-        raise
+        if not _stdout_gone():
+            raise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _stdout_gone() -> bool:
+    """Is standard output a pipe whose reader has closed it?  (``poll`` reports an error on the
+    writing end then; where ``poll`` is missing, as on Windows, False.)"""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _fd, ev in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 if __name__ == "__main__":
