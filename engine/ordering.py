@@ -101,10 +101,11 @@ def see_ge(pos, tab, ev, m, threshold):
 
 
 @helper
-def score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6):
+def score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6, cont_w):
     """Ordering scores: TT move, captures that do not lose material (SEE) by MVV-LVA,
-    promotions, killers, quiet moves by history, then losing captures (negative scores,
-    which quiescence and the low-depth pruning read as "SEE < 0")."""
+    promotions, killers, quiet moves by history (``cont_w`` percent of the continuation histories),
+    then losing captures (negative scores, which quiescence and the low-depth pruning read as
+    "SEE < 0")."""
     moves = ss.moves[ply]
     sc = ss.mscore[ply]
     us = pos.st[K.ST_SIDE]
@@ -132,7 +133,7 @@ def score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6):
         elif m == ss.killers[ply, 1]:
             sc[i] = (1 << 28) - 1
         else:
-            sc[i] = quiet_score(pos, tab, ss, us, m, c1, c2, c4, c6)
+            sc[i] = quiet_score(pos, tab, ss, us, m, c1, c2, c4, c6, cont_w)
 
 
 @helper
@@ -143,18 +144,21 @@ def cont_index(pos, tab, ss, m):
 
 
 @helper
-def quiet_score(pos, tab, ss, us, m, c1, c2, c4, c6):
-    """A quiet move's history: by side, from and to, plus its continuation history after the
-    moves 1, 2, 4 and (``cont6``) 6 plies before (index -1: none)."""
+def quiet_score(pos, tab, ss, us, m, c1, c2, c4, c6, w):
+    """A quiet move's history: by side, from and to, plus w percent of its continuation history
+    after the moves 1, 2 and 4 plies before and all of it after (``cont6``) 6 plies before
+    (index -1: none)."""
     s = ss.history[us, move_from(m), move_to(m)]
     if c1 >= 0 or c2 >= 0 or c4 >= 0 or c6 >= 0:
         ci = cont_index(pos, tab, ss, m)
+        c = np.int64(0)
         if c1 >= 0:
-            s += ss.cont[c1, ci]
+            c += ss.cont[c1, ci]
         if c2 >= 0:
-            s += ss.cont[c2, ci]
+            c += ss.cont[c2, ci]
         if c4 >= 0:
-            s += ss.cont[c4, ci]
+            c += ss.cont[c4, ci]
+        s += c if w == 100 else c * w // 100
         if c6 >= 0:
             s += ss.cont[c6, ci]
     return s

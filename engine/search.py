@@ -56,13 +56,14 @@ from .ordering import (cont_index, cont_update, hist_update, is_tactical, pick, 
 
 __all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
            "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX", "MATE_BOUND", "INF", "C_STOP", "C_NODES",
-           "C_NODE_LIMIT", "C_SELDEPTH"]
+           "C_NODE_LIMIT", "C_SELDEPTH", "C_ROOT_SCORE"]
 
 MAXPLY = 96
 MATE = 30000
 MATE_BOUND = MATE - 1000
 BOUND_EXACT, BOUND_LOWER, BOUND_UPPER = 3, 1, 2
-C_STOP, C_NODES, C_NODE_LIMIT, C_SELDEPTH, C_ROOT_SKIP = 0, 1, 2, 3, 4
+C_STOP, C_NODES, C_NODE_LIMIT, C_SELDEPTH, C_ROOT_SKIP, C_ROOT_SCORE = 0, 1, 2, 3, 4, 5  # C_ROOT_SCORE: the
+# score of the root's PV move, the last one searched to its end that raised alpha
 # Tuned numbers live here, in one place (the evaluation's lazy margin is eval's LAZY_MARGIN).
 PARAMS = {
     "null_min_depth": 3,
@@ -121,6 +122,9 @@ PARAMS = {
     "hist_prior": 0,         # 1: the previous ply's quiet move gets a continuation-history bonus where this
                              #    node fails low, a malus where it was searched first (or was the killer)
                              #    and is refuted here (Stockfish 11's prior-countermove updates)
+    "cont_order": 100,       # the move ordering counts this percentage of the continuation histories after
+                             #    the moves 1, 2 and 4 plies before (Stockfish 11: 200; the late-move
+                             #    reductions' history score counts them all once)
     # time management (engine/api.py, read by Python, not by the kernels)
     "tm_stop": 45,           # no new iteration once this percentage of the soft time limit is spent
     "tm_dynamic": 1,         # 1: tm_stop scaled, as Stockfish 11 scales its optimum time, by the best
@@ -136,10 +140,11 @@ PARAM_NAMES = tuple(PARAMS)
  I_CONT_PRUNE_DEPTH, I_SEE_QUIET, I_SEE_QUIET_DEPTH, I_FUT_LMR_DEPTH, I_FUT_LMR_BASE, I_FUT_LMR_MARGIN, I_LMR_BASE,
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
- I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
+ I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
+ I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
-    and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" \
+    and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" and PARAM_NAMES[I_CONT_ORDER] == "cont_order" \
     and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
     "the I_* indices follow PARAMS' order"
 
@@ -402,7 +407,7 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
             ss.moves[ply, k] = m
             k += 1
         n = k
-    score_moves(pos, tab, ss, ev, ply, n, tt_move, -1, -1, -1, -1)
+    score_moves(pos, tab, ss, ev, ply, n, tt_move, -1, -1, -1, -1, 100)
     # losing captures score below this (quiet moves' history scores may be negative too)
     losing = np.int64(-(1 << 32)) if quiet_checks else np.int64(0)
     best = stand if not checked else -INF
@@ -575,7 +580,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                 if stage == 0:
                     if probe == 0:
                         pc_n = K.generate(d, ss.moves[ply], np.int64(K.GEN_TACTICAL))
-                        score_moves(pos, tab, ss, ev, ply, pc_n, tt_move, -1, -1, -1, -1)
+                        score_moves(pos, tab, ss, ev, ply, pc_n, tt_move, -1, -1, -1, -1, 100)
                     if probe >= pc_n or tried >= 2 + 2 * cut_node:
                         break
                     m = pick(ss, ply, probe, pc_n)
@@ -641,7 +646,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
             return alpha  # the TT move was the only move: it is singular
     if ply == 0 and ss.ctrl[C_ROOT_SKIP] > 0:
         n = skip_root_moves(ss, n)
-    score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6)
+    score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6, ss.prm[I_CONT_ORDER])
     # Step 9. Move loop: PVS with late-move reductions; once a move has been searched, late-move
     # pruning of quiet moves, and futility and SEE pruning of quiet moves that give no check
     best = -INF
@@ -693,7 +698,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         stat = np.int64(0)
         if not tactical:
             quiets += 1
-            stat = quiet_score(pos, tab, ss, us, m, c1, c2, c4, c6)
+            stat = quiet_score(pos, tab, ss, us, m, c1, c2, c4, c6, 100)
             if prune_more and i > 0 and best > -MATE_BOUND:
                 if lmr_depth < ss.prm[I_FUT_LMR_DEPTH] and abs(alpha) < MATE_BOUND and not checked \
                         and ev_static + ss.prm[I_FUT_LMR_BASE] + ss.prm[I_FUT_LMR_MARGIN] * max(lmr_depth, 0) <= alpha:
@@ -779,6 +784,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                 for j in range(ply + 1, ss.pvlen[ply + 1]):
                     ss.pv[ply, j] = ss.pv[ply + 1, j]
                 ss.pvlen[ply] = max(ss.pvlen[ply + 1], ply + 1)
+                if ply == 0:
+                    ss.ctrl[C_ROOT_SCORE] = v
                 best_i = i
                 if v >= beta:
                     # Step 10. Beta cutoff: remember quiet moves that refuted
