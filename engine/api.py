@@ -26,9 +26,9 @@ from jitfish.movegen import kernels as K
 from jitfish.movegen.position import Position, load_variant
 from jitfish.movegen.tables import CFG_NSQ, CFG_NTYPES
 
-from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SKIP, C_SELDEPTH, C_STOP, I_ASPIRATION, I_TM_DYNAMIC,
-                     I_TM_STOP, INF, MATE, MATE_BOUND, MAXPLY, PARAM_NAMES, PARAMS, SearchTables, pack_search,
-                     parse_params, search_root, unknown_params)
+from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SCORE, C_ROOT_SKIP, C_SELDEPTH, C_STOP, I_ASPIRATION,
+                     I_TM_DYNAMIC, I_TM_STOP, INF, MATE, MATE_BOUND, MAXPLY, PARAM_NAMES, PARAMS, SearchTables,
+                     pack_search, parse_params, search_root, unknown_params)
 
 __all__ = ["Engine", "Limits", "SearchInfo", "SearchResult", "time_budget"]
 
@@ -389,7 +389,10 @@ class Engine:
         best_v = 0
         guesses = [0] * n_pv
         clocked = soft is not None and lim.movetime is None  # a clock, not a fixed time a move
-        iclock = _IterationClock(soft, int(ss.prm[I_TM_STOP]), clocked and bool(ss.prm[I_TM_DYNAMIC]),
+        # a fixed time a move is spent to its end, as Stockfish spends it (the hard limit stops the
+        # search; an iteration stopped part way still gives its best move): no soft stop
+        iclock = _IterationClock(soft if lim.movetime is None else None, int(ss.prm[I_TM_STOP]),
+                                 clocked and bool(ss.prm[I_TM_DYNAMIC]),
                                  self._tm_score, self._tm_reduction)
         try:
             for depth in range(1, max_depth + 1):
@@ -399,6 +402,8 @@ class Engine:
                     self._skip(skip)
                     v = self._root(d, ss, depth, guesses[k])
                     if self.ctrl[C_STOP] and (best is not None or lines):
+                        if n_pv == 1 and best is not None:
+                            best = self._stopped_iteration(pos, pool, best)
                         break
                     pv = [int(self.pv[0, j]) for j in range(int(self.pvlen[0]))]
                     if not pv or pv[0] not in pool or pv[0] in skip:
@@ -445,6 +450,21 @@ class Engine:
         if clocked:
             self._tm_score, self._tm_reduction = best_v, iclock.reduction
         return best
+
+    def _stopped_iteration(self, pos: Position, pool: list[int], done: SearchResult) -> SearchResult:
+        """The result of a search stopped inside an iteration: that iteration's PV where a root
+        move was searched to its end and beat the aspiration window's alpha (better than the
+        first move's bound, so better than the last complete iteration's move: Stockfish plays it
+        too), with its score; else ``done``, the last complete iteration's."""
+        pv = [int(self.pv[0, j]) for j in range(int(self.pvlen[0]))]
+        if not pv or pv[0] not in pool:
+            return done
+        named = self._pv_names(pos, pv)
+        if not named or named[0] == done.best:
+            return done
+        cp, mate = _score_fields(int(self.ctrl[C_ROOT_SCORE]))
+        return SearchResult(named[0], named[1] if len(named) > 1 else None, cp, mate, done.depth, done.nodes,
+                            named, [named])
 
     def _pv_names(self, pos: Position, pv: list[int]) -> list[str]:
         """Move names of the PV, cut where a move is not legal (a stale TT line)."""

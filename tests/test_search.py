@@ -151,11 +151,58 @@ def test_search_returns_legal_moves(engine: Engine, variant: str) -> None:
 def test_one_legal_move_returns_at_once(engine: Engine) -> None:
     pos = Position("chess", "7k/8/8/8/8/8/R7/1R5K b - - 0 1")  # Kh8-g8? check squares
     legal = [pos.move_name(m) for m in pos.legal_moves()]
-    res = engine.search(pos, Limits(movetime=5.0))
+    res = engine.search(pos, Limits(movetime=1.0))
     if len(legal) == 1:
         assert res.best == legal[0] and res.nodes == 0
     else:
         assert res.best in legal
+
+
+def test_a_fixed_time_a_move_is_spent() -> None:
+    """``go movetime`` (XBoard's ``st``) thinks for the time it is given, as Stockfish does: no
+    iteration is left unstarted because the last one took long (only a mate found, a single
+    legal move or ``stop`` end it sooner).  Wall time can only come out longer on a loaded
+    machine, so the lower bound holds there too."""
+    import time
+
+    eng = Engine(hash_mb=4)
+    pos = Position("chess", "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9")
+    t0 = time.perf_counter()
+    res = eng.search(pos, Limits(movetime=0.6))
+    assert time.perf_counter() - t0 >= 0.5 and res.best is not None, res
+
+
+def test_an_iteration_stopped_part_way_gives_its_best_move() -> None:
+    """Stopped inside an iteration, the search plays that iteration's PV move where one was
+    searched to its end and raised alpha (its score from the root), else the last complete
+    iteration's move; a PV move outside ``searchmoves`` is never played."""
+    from jitfish.engine.api import SearchResult
+    from jitfish.engine.search import C_ROOT_SCORE
+
+    eng = Engine(hash_mb=4)
+    pos = Position("chess")
+    done = SearchResult("e2e4", "e7e5", 20, None, 7, 1000, ["e2e4", "e7e5"], [["e2e4", "e7e5"]])
+    moves = {pos.move_name(m): m for m in pos.legal_moves()}
+    pool = list(moves.values())
+    eng.pvlen[0] = 0
+    assert eng._stopped_iteration(pos, pool, done) is done  # nothing searched to its end
+    eng.pv[0, 0], eng.pv[0, 1], eng.pvlen[0] = moves["d2d4"], 0, 1
+    eng.ctrl[C_ROOT_SCORE] = 35
+    got = eng._stopped_iteration(pos, pool, done)
+    assert (got.best, got.score_cp, got.depth, got.pv) == ("d2d4", 35, 7, ["d2d4"])
+    assert eng._stopped_iteration(pos, [moves["e2e4"]], done) is done  # d2d4 is not a searchmove
+
+
+def test_the_root_score_is_the_pv_moves() -> None:
+    """``C_ROOT_SCORE`` holds the score of the root move that last raised alpha: after a
+    complete search, the result's score."""
+    from jitfish.engine.search import C_ROOT_SCORE
+
+    eng = Engine(hash_mb=4)
+    for fen in ("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9",
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"):
+        res = eng.search(Position("chess", fen), Limits(depth=7))
+        assert res.score_cp == int(eng.ctrl[C_ROOT_SCORE]), (fen, res)
 
 
 def test_bench_signature_is_deterministic() -> None:
