@@ -405,7 +405,7 @@ class Engine:
                         if n_pv == 1 and best is not None:
                             best = self._stopped_iteration(pos, pool, best)
                         break
-                    pv = [int(self.pv[0, j]) for j in range(int(self.pvlen[0]))]
+                    pv = self._root_pv()
                     if not pv or pv[0] not in pool or pv[0] in skip:
                         if best is not None or lines:
                             break
@@ -451,12 +451,16 @@ class Engine:
             self._tm_score, self._tm_reduction = best_v, iclock.reduction
         return best
 
+    def _root_pv(self) -> list[int]:
+        """The root's principal variation as the last root search left it (move codes)."""
+        return [int(self.pv[0, j]) for j in range(int(self.pvlen[0]))]
+
     def _stopped_iteration(self, pos: Position, pool: list[int], done: SearchResult) -> SearchResult:
         """The result of a search stopped inside an iteration: that iteration's PV where a root
         move was searched to its end and beat the aspiration window's alpha (better than the
         first move's bound, so better than the last complete iteration's move: Stockfish plays it
         too), with its score; else ``done``, the last complete iteration's."""
-        pv = [int(self.pv[0, j]) for j in range(int(self.pvlen[0]))]
+        pv = self._root_pv()
         if not pv or pv[0] not in pool:
             return done
         named = self._pv_names(pos, pv)
