@@ -125,6 +125,8 @@ PARAMS = {
     "cont_order": 100,       # the move ordering counts this percentage of the continuation histories after
                              #    the moves 1, 2 and 4 plies before (Stockfish 11: 200; the late-move
                              #    reductions' history score counts them all once)
+    "lmr_ttcap": 0,          # n > 0: LMR n plies more for quiet moves where the TT move is a capture or
+                             #    promotion (Stockfish 11's ttCapture, n = 1)
     # time management (engine/api.py, read by Python, not by the kernels)
     "tm_stop": 45,           # no new iteration once this percentage of the soft time limit is spent
     "tm_dynamic": 1,         # 1: tm_stop scaled, as Stockfish 11 scales its optimum time, by the best
@@ -141,11 +143,11 @@ PARAM_NAMES = tuple(PARAMS)
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
  I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
- I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
+ I_LMR_TTCAP, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
     and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" and PARAM_NAMES[I_CONT_ORDER] == "cont_order" \
-    and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
+    and PARAM_NAMES[I_LMR_TTCAP] == "lmr_ttcap" and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
     "the I_* indices follow PARAMS' order"
 
 
@@ -665,6 +667,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     see_prune_ok = tab.cfg[CFG_EXT_MASK] == 0 and not (tab.cfg[CFG_BARE_KING] and few_pieces(pos, tab))
     quiets = 0
     lmp_all = ss.prm[I_LMP_ALL] != 0
+    # the TT move is a capture: the quiet moves are less likely to matter (Stockfish's ttCapture)
+    ttcap_r = ss.prm[I_LMR_TTCAP] if tt_move != 0 and is_tactical(pos, tab, tt_move) else 0
     tail = 0  # late-move pruning has begun: 1 no tactical move is left, 2 some are
     for i in range(n):
         m = pick(ss, ply, i, n)
@@ -745,6 +749,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                     r += 1
                 if singular:
                     r -= 2
+                r += ttcap_r
                 if m == ss.killers[ply, 0] or m == ss.killers[ply, 1]:
                     r -= 1
                 else:
