@@ -26,7 +26,7 @@ from jitfish.movegen import kernels as K
 from jitfish.movegen.position import Position, load_variant
 from jitfish.movegen.tables import CFG_NSQ, CFG_NTYPES
 
-from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SCORE, C_ROOT_SKIP, C_SELDEPTH, C_STOP, I_ASPIRATION,
+from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SCORE, C_ROOT_SKIP, C_SELDEPTH, C_STOP, I_ASP_SF, I_ASPIRATION,
                      I_TM_DYNAMIC, I_TM_STOP, INF, MATE, MATE_BOUND, MAXPLY, PARAM_NAMES, PARAMS, SearchTables,
                      pack_search, parse_params, search_root, unknown_params)
 
@@ -340,6 +340,8 @@ class Engine:
         """One root search to ``depth``: aspiration windows around ``guess`` from depth 5,
         widened until the score falls inside."""
         window = int(ss.prm[I_ASPIRATION])
+        if ss.prm[I_ASP_SF]:
+            return self._root_sf(d, ss, depth, guess, window)
         alpha, beta = (-INF, INF) if depth < 5 else (guess - window, guess + window)
         while True:
             v = int(search_root(d, ss, depth, alpha, beta))
@@ -355,6 +357,29 @@ class Engine:
                 return v
             if window > 1000:
                 alpha, beta = -INF, INF
+
+    def _root_sf(self, d: np.ndarray, ss: SearchTables, depth: int, guess: int, window: int) -> int:
+        """``asp_sf = 1``: Stockfish 11's aspiration windows (search.cpp, ``Thread::search``): a
+        fail low keeps half the window above and reopens below the score, a fail high reopens
+        above the score and searches one ply less for each fail high in a row."""
+        if depth < 4:
+            return int(search_root(d, ss, depth, -INF, INF))
+        alpha, beta = max(guess - window, -INF), min(guess + window, INF)
+        failed_high = 0
+        while True:
+            v = int(search_root(d, ss, max(1, depth - failed_high), alpha, beta))
+            if self.ctrl[C_STOP]:
+                return v
+            if v <= alpha:
+                beta = (alpha + beta) // 2
+                alpha = max(v - window, -INF)
+                failed_high = 0
+            elif v >= beta:
+                beta = min(v + window, INF)
+                failed_high += 1
+            else:
+                return v
+            window += window // 4 + 5
 
     def _search(self, position: Position, lim: Limits, on_info, multipv: int) -> SearchResult:
         pos = position.copy()

@@ -54,7 +54,7 @@ from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CF
 from .ordering import (cont_index, cont_update, hist_update, is_tactical, pick, prior_refuted, prior_update, quiet_score,
                        quiet_stats, score_moves, see_ge, stat_bonus)
 
-__all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
+__all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION", "I_ASP_SF",
            "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX", "MATE_BOUND", "INF", "C_STOP", "C_NODES",
            "C_NODE_LIMIT", "C_SELDEPTH", "C_ROOT_SCORE"]
 
@@ -127,6 +127,12 @@ PARAMS = {
                              #    reductions' history score counts them all once)
     "lmr_ttcap": 0,          # n > 0: LMR n plies more for quiet moves where the TT move is a capture or
                              #    promotion (Stockfish 11's ttCapture, n = 1)
+    # the root's aspiration windows (engine/api.py, read by Python)
+    "asp_sf": 0,             # 1: Stockfish 11's windows: from depth 4, +/- aspiration around the last score; a
+                             #    fail low lowers beta to the middle and alpha to the score - window, a fail
+                             #    high raises beta to the score + window and searches a ply less (cumulative);
+                             #    the window grows by a quarter + 5 each time. 0: from depth 5, the failing
+                             #    bound moves by the window, which doubles
     # time management (engine/api.py, read by Python, not by the kernels)
     "tm_stop": 45,           # no new iteration once this percentage of the soft time limit is spent
     "tm_dynamic": 1,         # 1: tm_stop scaled, as Stockfish 11 scales its optimum time, by the best
@@ -143,11 +149,11 @@ PARAM_NAMES = tuple(PARAMS)
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
  I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
- I_LMR_TTCAP, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
+ I_LMR_TTCAP, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
     and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" and PARAM_NAMES[I_CONT_ORDER] == "cont_order" \
-    and PARAM_NAMES[I_LMR_TTCAP] == "lmr_ttcap" and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
+    and PARAM_NAMES[I_LMR_TTCAP] == "lmr_ttcap" and PARAM_NAMES[I_ASP_SF] == "asp_sf" and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
     "the I_* indices follow PARAMS' order"
 
 

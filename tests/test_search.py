@@ -303,7 +303,7 @@ CANDIDATE_PARAMS = {"probcut_depth": 5, "qs_checks": 1, "null_reduction": 2, "nu
                     "null_eval_div": 100, "prune_pv": 1, "prune_check": 1, "qs_see_fut": 1, "qs_evasions": 1,
                     "lmp_all": 1, "qs_recap": 5, "qs_tt_stand": 1, "hist_tt": 1, "hist_prior": 1,
                     "hist_pv": 1, "hist_big": 1, "cont6": 1, "lmr_escape": 2, "lmr_opp": 14,
-                    "cont_order": 200, "lmr_ttcap": 1}
+                    "cont_order": 200, "lmr_ttcap": 1, "asp_sf": 1}
 
 # middlegames with captures and checks about: every switch below changes these trees
 SWITCH_FENS = [
@@ -332,7 +332,7 @@ def _tree_nodes(switch: str | None) -> int:
 @pytest.mark.parametrize("switch", ["prune_pv", "prune_pv=2", "prune_check", "qs_see_fut", "qs_evasions", "lmp_all",
                                     "qs_recap=5", "qs_tt_stand", "hist_tt", "hist_prior",
                                     "hist_pv", "hist_big", "cont6", "lmr_escape=2", "lmr_opp=14",
-                                    "cont_order=50", "lmr_ttcap"])
+                                    "cont_order=50", "lmr_ttcap", "asp_sf"])
 def test_pruning_switches_change_the_tree(switch: str) -> None:
     """Each off-by-default pruning switch is read by the search: turned on, the same searches
     visit a different number of nodes (how many fewer is measured in bench/RESULTS.md, on
@@ -391,3 +391,38 @@ def test_candidate_params_play_legal_moves_in_every_variant() -> None:
                 continue
             res = eng.search(pos, Limits(depth=6))
             assert res.best in legal, (variant, pos.fen(), res)
+
+
+@pytest.mark.parametrize("truth", [-3000, -250, 3, 180, 29000])
+def test_stockfish_aspiration_windows(monkeypatch, truth: int) -> None:
+    """``asp_sf = 1``: the root's windows follow Stockfish 11's rule.  A fake root search whose
+    score is ``truth`` whatever the window (fail-soft) records each call: the windows close in on
+    it, a fail high searches one ply less than the one before (back to the full depth after a
+    fail low), and the window grows by a quarter + 5 each time."""
+    from jitfish.engine import api
+    from jitfish.engine.search import INF
+    calls = []
+
+    def fake_root(_d, _ss, depth, alpha, beta):
+        calls.append((depth, int(alpha), int(beta)))
+        return truth
+
+    monkeypatch.setattr(api, "search_root", fake_root)
+    eng = Engine(hash_mb=1)
+    eng.set_params({"asp_sf": 1, "aspiration": 12})
+    ss = eng._tables()
+    assert eng._root(None, ss, 3, 0) == truth and calls == [(3, -INF, INF)]  # no window below depth 4
+    calls.clear()
+    assert eng._root(None, ss, 9, 0) == truth
+    window, failed_high = 12, 0
+    alpha, beta = -12, 12
+    for k, (depth, a, b) in enumerate(calls):
+        assert (depth, a, b) == (max(1, 9 - failed_high), alpha, beta), (k, calls)
+        if truth <= a:
+            beta, alpha, failed_high = (a + b) // 2, max(truth - window, -INF), 0
+        elif truth >= b:
+            beta, failed_high = min(truth + window, INF), failed_high + 1
+        else:
+            assert k == len(calls) - 1
+        window += window // 4 + 5
+    assert calls[-1][1] < truth < calls[-1][2]
