@@ -26,8 +26,8 @@ from jitfish.movegen import kernels as K
 from jitfish.movegen.position import Position, load_variant
 from jitfish.movegen.tables import CFG_NSQ, CFG_NTYPES
 
-from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SCORE, C_ROOT_SKIP, C_SELDEPTH, C_STOP, I_ASP_SF, I_ASPIRATION,
-                     I_TM_DYNAMIC, I_TM_STOP, INF, MATE, MATE_BOUND, MAXPLY, PARAM_NAMES, PARAMS, SearchTables,
+from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SCORE, C_ROOT_SKIP, C_SELDEPTH, C_STOP, I_ASP_SF,
+                     I_ASPIRATION, I_TM_DYNAMIC, I_TM_STOP, INF, MATE, MATE_BOUND, MAXPLY, PARAM_NAMES, PARAMS, SearchTables,
                      pack_search, parse_params, search_root, unknown_params)
 
 __all__ = ["Engine", "Limits", "SearchInfo", "SearchResult", "time_budget"]
@@ -338,7 +338,7 @@ class Engine:
 
     def _root(self, d: np.ndarray, ss: SearchTables, depth: int, guess: int) -> int:
         """One root search to ``depth``: aspiration windows around ``guess`` from depth 5,
-        widened until the score falls inside."""
+        widened until the score falls inside (Stockfish 11's windows with ``asp_sf``)."""
         window = int(ss.prm[I_ASPIRATION])
         if ss.prm[I_ASP_SF]:
             return self._root_sf(d, ss, depth, guess, window)

@@ -54,8 +54,8 @@ from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CF
 from .ordering import (cont_index, cont_update, hist_update, is_tactical, pick, prior_refuted, prior_update, quiet_score,
                        quiet_stats, score_moves, see_ge, stat_bonus)
 
-__all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION", "I_ASP_SF",
-           "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX", "MATE_BOUND", "INF", "C_STOP", "C_NODES",
+__all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
+           "I_ASP_SF", "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX", "MATE_BOUND", "INF", "C_STOP", "C_NODES",
            "C_NODE_LIMIT", "C_SELDEPTH", "C_ROOT_SCORE"]
 
 MAXPLY = 96
@@ -153,7 +153,8 @@ PARAM_NAMES = tuple(PARAMS)
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
     and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" and PARAM_NAMES[I_CONT_ORDER] == "cont_order" \
-    and PARAM_NAMES[I_LMR_TTCAP] == "lmr_ttcap" and PARAM_NAMES[I_ASP_SF] == "asp_sf" and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
+    and PARAM_NAMES[I_LMR_TTCAP] == "lmr_ttcap" and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
+    and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
     "the I_* indices follow PARAMS' order"
 
 
