@@ -27,8 +27,8 @@ from jitfish.movegen.position import Position, load_variant
 from jitfish.movegen.tables import CFG_NSQ, CFG_NTYPES
 
 from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SCORE, C_ROOT_SKIP, C_SELDEPTH, C_STOP, I_ASP_SF,
-                     I_ASPIRATION, I_TM_DYNAMIC, I_TM_STOP, INF, MATE, MATE_BOUND, MAXPLY, PARAM_NAMES, PARAMS, SearchTables,
-                     pack_search, parse_params, search_root, unknown_params)
+                     I_ASPIRATION, I_TM_DYNAMIC, I_TM_STOP, INF, MATE, MATE_BOUND, MAXPLY, PARAM_NAMES, PARAMS,
+                     SearchTables, pack_search, parse_params, search_root, unknown_params)
 
 __all__ = ["Engine", "Limits", "SearchInfo", "SearchResult", "time_budget"]
 

@@ -55,8 +55,8 @@ from .ordering import (cont_index, cont_update, hist_update, is_tactical, pick, 
                        quiet_stats, score_moves, see_ge, stat_bonus)
 
 __all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
-           "I_ASP_SF", "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX", "MATE_BOUND", "INF", "C_STOP", "C_NODES",
-           "C_NODE_LIMIT", "C_SELDEPTH", "C_ROOT_SCORE"]
+           "I_ASP_SF", "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX", "MATE_BOUND", "INF", "C_STOP",
+           "C_NODES", "C_NODE_LIMIT", "C_SELDEPTH", "C_ROOT_SCORE"]
 
 MAXPLY = 96
 MATE = 30000
@@ -674,8 +674,11 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     see_prune_ok = tab.cfg[CFG_EXT_MASK] == 0 and not (tab.cfg[CFG_BARE_KING] and few_pieces(pos, tab))
     quiets = 0
     lmp_all = ss.prm[I_LMP_ALL] != 0
-    # the TT move is a capture: the quiet moves are less likely to matter (Stockfish's ttCapture)
-    ttcap_r = ss.prm[I_LMR_TTCAP] if tt_move != 0 and is_tactical(pos, tab, tt_move) else 0
+    # Stockfish's ttCapture: quiet moves reduced more where the TT move is a capture (the switch
+    # is read first, so a node pays for the test only when it is on)
+    ttcap_r = 0
+    if ss.prm[I_LMR_TTCAP] != 0 and tt_move != 0 and is_tactical(pos, tab, tt_move):
+        ttcap_r = ss.prm[I_LMR_TTCAP]
     tail = 0  # late-move pruning has begun: 1 no tactical move is left, 2 some are
     for i in range(n):
         m = pick(ss, ply, i, n)
