@@ -14,7 +14,7 @@ from jitfish.movegen._jit import helper
 from jitfish.movegen.kernels import move_from, move_kind, move_promo, move_to
 from jitfish.movegen.tables import CFG_CHECK, CFG_CONVERSION, CFG_NSQ, CFG_NTYPES, CFG_ROYAL
 
-__all__ = ["is_tactical", "see_ge", "score_moves", "cont_index", "quiet_score", "pick", "quiet_stats", "stat_bonus",
+__all__ = ["is_tactical", "captured_value", "see_ge", "score_moves", "cont_index", "quiet_score", "pick", "quiet_stats", "stat_bonus",
            "prior_update", "prior_refuted", "hist_update", "cont_update", "HIST_MAX", "SEE_ROYAL"]
 
 HIST_MAX = 16384  # history values stay within +/- this (gravity)
@@ -35,6 +35,16 @@ def is_tactical(pos, tab, m):
     if conv >= 0 and ((pos.board[move_from(m)] - 1) >> 1) == conv:
         return True
     return False
+
+
+@helper
+def captured_value(pos, ev, m):
+    """The value (``ev.value``) of the piece a move captures where it lands; 0 for a quiet move, a
+    castling or an en-passant capture (Stockfish's PieceValue[captured_piece()], for LMR)."""
+    victim = pos.board[move_to(m)]
+    if victim == 0 or move_kind(m) == K.KIND_CASTLE:
+        return np.int64(0)
+    return np.int64(ev.value[(victim - 1) >> 1])
 
 
 @helper

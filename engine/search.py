@@ -51,8 +51,8 @@ from jitfish.movegen.kernels import Pos, move_from, move_kind, move_promo, move_
 from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CFG_EXT_MASK, CFG_FIFTY, CFG_NTYPES,
                                     CFG_ROYAL, CFG_STALEMATE_LOSS, Tables)
 
-from .ordering import (cont_index, cont_update, hist_update, is_tactical, pick, prior_refuted, prior_update, quiet_score,
-                       quiet_stats, score_moves, see_ge, stat_bonus)
+from .ordering import (captured_value, cont_index, cont_update, hist_update, is_tactical, pick, prior_refuted,
+                       prior_update, quiet_score, quiet_stats, score_moves, see_ge, stat_bonus)
 
 __all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
            "I_ASP_SF", "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX", "MATE_BOUND", "INF", "C_STOP",
@@ -127,6 +127,11 @@ PARAMS = {
                              #    reductions' history score counts them all once)
     "lmr_ttcap": 0,          # n > 0: LMR n plies more for quiet moves where the TT move is a capture or
                              #    promotion (Stockfish 11's ttCapture, n = 1)
+    "lmr_cap": 0,            # 1: LMR for captures and promotions too, with the base reduction (PV, improving,
+                             #    singular and lmr_opp adjust it; no history), where the move is late
+                             #    (late-move pruning's count), the node a cut node, or the static eval plus
+                             #    the captured piece does not reach alpha (Stockfish 11's condition)
+    "lmr_check": 0,          # 1: moves that give check are reduced as the others (Stockfish 11; 0: never)
     # the root's aspiration windows (engine/api.py, read by Python)
     "asp_sf": 0,             # 1: Stockfish 11's windows: from depth 4, +/- aspiration around the last score; a
                              #    fail low lowers beta to the middle and alpha to the score - window, a fail
@@ -149,11 +154,12 @@ PARAM_NAMES = tuple(PARAMS)
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
  I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
- I_LMR_TTCAP, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
+ I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
     and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" and PARAM_NAMES[I_CONT_ORDER] == "cont_order" \
-    and PARAM_NAMES[I_LMR_TTCAP] == "lmr_ttcap" and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
+    and PARAM_NAMES[I_LMR_TTCAP] == "lmr_ttcap" and PARAM_NAMES[I_LMR_CHECK] == "lmr_check" \
+    and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
     and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
     "the I_* indices follow PARAMS' order"
 
@@ -679,6 +685,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     ttcap_r = 0
     if ss.prm[I_LMR_TTCAP] != 0 and tt_move != 0 and is_tactical(pos, tab, tt_move):
         ttcap_r = ss.prm[I_LMR_TTCAP]
+    lmr_cap = ss.prm[I_LMR_CAP] != 0
+    lmr_check = ss.prm[I_LMR_CHECK] != 0
     tail = 0  # late-move pruning has begun: 1 no tactical move is left, 2 some are
     for i in range(n):
         m = pick(ss, ply, i, n)
@@ -705,7 +713,9 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         ci = cont_index(pos, tab, ss, m)
         # the late-move reduction this move would get, and the depth it leaves
         r = 0
-        if i > 0 and depth >= ss.prm[I_LMR_MIN_DEPTH] and i >= ss.prm[I_LMR_MIN_MOVES] and not tactical and not checked:
+        if i > 0 and depth >= ss.prm[I_LMR_MIN_DEPTH] and i >= ss.prm[I_LMR_MIN_MOVES] and not checked \
+                and (not tactical or (lmr_cap and (cut_node != 0 or i >= lmp_limit
+                                                   or ev_static + captured_value(pos, ev, m) <= alpha))):
             r = int(ss.prm[I_LMR_BASE] / 100.0 + math.log(depth) * math.log(i + 1) / (ss.prm[I_LMR_DIV] / 100.0))
         lmr_depth = depth - 1 - r
         may_prune = False
@@ -748,25 +758,27 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         # PVS with LMR as a sequence of (reduction, null window?) searches through one call
         # site: every recursive call site is another inlined copy for LLVM to compile.
         if r > 0:
-            if gives_check:
+            if gives_check and not lmr_check:
                 r = 0
             else:
                 if pv_node:
                     r -= 1
-                if cut_node:
+                if cut_node and not tactical:
                     r += ss.prm[I_LMR_CUT]
                 if not improving and r > 1:
                     r += 1
                 if singular:
                     r -= 2
-                r += ttcap_r
-                if m == ss.killers[ply, 0] or m == ss.killers[ply, 1]:
-                    r -= 1
-                else:
-                    r -= sdiv(stat, ss.prm[I_HIST_LMR_DIV])
-                if ss.prm[I_LMR_ESCAPE] != 0 and move_kind(m) == K.KIND_NORMAL and move_promo(m) == 0 \
-                        and not see_ge(pos, tab, ev, K.encode(move_to(m), move_from(m), 0, K.KIND_NORMAL), np.int64(0)):
-                    r -= ss.prm[I_LMR_ESCAPE]  # the piece was lost where it stood: it escapes a capture
+                if not tactical:  # (a tactical move has r > 0 only with lmr_cap)
+                    r += ttcap_r
+                    if m == ss.killers[ply, 0] or m == ss.killers[ply, 1]:
+                        r -= 1
+                    else:
+                        r -= sdiv(stat, ss.prm[I_HIST_LMR_DIV])
+                    if ss.prm[I_LMR_ESCAPE] != 0 and move_kind(m) == K.KIND_NORMAL and move_promo(m) == 0 \
+                            and not see_ge(pos, tab, ev, K.encode(move_to(m), move_from(m), 0, K.KIND_NORMAL),
+                                           np.int64(0)):
+                        r -= ss.prm[I_LMR_ESCAPE]  # the piece was lost where it stood: it escapes a capture
                 if ss.prm[I_LMR_OPP] > 0 and ply >= 1 and ss.mcount[ply - 1] > ss.prm[I_LMR_OPP]:
                     r -= 1  # the move before was a late one
                 r = max(0, min(r, depth - 2))
