@@ -14,8 +14,8 @@ from jitfish.movegen._jit import helper
 from jitfish.movegen.kernels import move_from, move_kind, move_promo, move_to
 from jitfish.movegen.tables import CFG_CHECK, CFG_CONVERSION, CFG_NSQ, CFG_NTYPES, CFG_ROYAL
 
-__all__ = ["is_tactical", "captured_value", "see_ge", "score_moves", "cont_index", "quiet_score", "pick", "quiet_stats", "stat_bonus",
-           "prior_update", "prior_refuted", "hist_update", "cont_update", "HIST_MAX", "SEE_ROYAL"]
+__all__ = ["is_tactical", "captured_value", "see_ge", "score_moves", "cont_index", "quiet_score", "pick", "quiet_stats",
+           "stat_bonus", "prior_update", "prior_refuted", "hist_update", "cont_update", "HIST_MAX", "SEE_ROYAL"]
 
 HIST_MAX = 16384  # history values stay within +/- this (gravity)
 SEE_ROYAL = 20000  # the royal piece's value in an exchange: it captures last
