@@ -8,7 +8,7 @@ array           shape, dtype            meaning
 ==============  ======================  ==============================================
 tt_key          (N,) uint64             transposition table: full Zobrist key
 tt_data         (N,) int64              move (bits 0..19), depth (20..27), bound (28..29),
-                                        score + 2**15 (32..47)
+                                        on a PV (30: Stockfish's ttPv), score + 2**15 (32..47)
 killers         (MAXPLY, 2) int64       two quiet moves that cut off at this ply
 history         (2, 128, 128) int64     quiet-move history by side, from, to (kept within
                                         +/- HIST_MAX by Stockfish's "gravity" update, ordering.py)
@@ -132,6 +132,9 @@ PARAMS = {
                              #    (late-move pruning's count), the node a cut node, or the static eval plus
                              #    the captured piece does not reach alpha (Stockfish 11's condition)
     "lmr_check": 0,          # 1: moves that give check are reduced as the others (Stockfish 11; 0: never)
+    "lmr_ttpv": 0,           # n > 0: LMR n plies less at nodes that are or have been on a PV (a PV node, or
+                             #    its TT entry was stored by one: Stockfish 11's ttPv, n = 2) instead of
+                             #    one ply less at PV nodes only
     # the root's aspiration windows (engine/api.py, read by Python)
     "asp_sf": 0,             # 1: Stockfish 11's windows: from depth 4, +/- aspiration around the last score; a
                              #    fail low lowers beta to the middle and alpha to the score - window, a fail
@@ -154,12 +157,12 @@ PARAM_NAMES = tuple(PARAMS)
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
  I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
- I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
+ I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
     and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" and PARAM_NAMES[I_CONT_ORDER] == "cont_order" \
     and PARAM_NAMES[I_LMR_TTCAP] == "lmr_ttcap" and PARAM_NAMES[I_LMR_CHECK] == "lmr_check" \
-    and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
+    and PARAM_NAMES[I_LMR_TTPV] == "lmr_ttpv" and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
     and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
     "the I_* indices follow PARAMS' order"
 
@@ -257,24 +260,24 @@ def tt_decode(data, ply):
 
 
 @helper
-def tt_write(ss, i, key, move, depth, bound, score):
-    """Slot i takes the entry; without a move of its own it keeps the move the slot held for
-    the same key."""
+def tt_write(ss, i, key, move, depth, bound, score, on_pv):
+    """Slot i takes the entry (on_pv: 1 if stored by a node on a PV); without a move of its own
+    it keeps the move the slot held for the same key."""
     old = ss.tt_data[i]
     if move == 0 and ss.tt_key[i] == key and old >= 0:
         move = old & 0xFFFFF
     ss.tt_key[i] = key
-    ss.tt_data[i] = (move & 0xFFFFF) | (max(depth, 0) << 20) | (bound << 28) | ((score + 32768) << 32)
+    ss.tt_data[i] = (move & 0xFFFFF) | (max(depth, 0) << 20) | (bound << 28) | (on_pv << 30) | ((score + 32768) << 32)
 
 
 @helper
-def tt_store(ss, key, move, depth, bound, score):
+def tt_store(ss, key, move, depth, bound, score, on_pv):
     i = key & np.uint64(ss.tt_key.shape[0] - 1)
     old = ss.tt_data[i]
     # replace unless the old entry is for the same key and deeper (and this is no exact bound)
     if ss.tt_key[i] == key and old >= 0 and ((old >> 20) & 255) > depth and bound != BOUND_EXACT:
         return
-    tt_write(ss, i, key, move, depth, bound, score)
+    tt_write(ss, i, key, move, depth, bound, score, on_pv)
 
 
 @helper
@@ -285,7 +288,7 @@ def qs_store(ss, key, move, bound, score):
     old = ss.tt_data[i]
     if old >= 0 and ((old >> 20) & 255) > 0:
         return
-    tt_write(ss, i, key, move, 0, bound, score)
+    tt_write(ss, i, key, move, 0, bound, score, 0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -523,6 +526,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     tscore = np.int64(0)
     bound = 0
     tdepth = 0
+    # on a PV now or when the entry was stored (the singular test's node keeps the full node's)
+    tt_pv = 1 if pv_node or (data >= 0 and (data >> 30) & 1 != 0) else 0
     if excluded != 0:
         data = np.int64(-1)  # the TT entry is the full node's, not this one's
     c1 = ss.cmove[ply - 1] if ply >= 1 else -1
@@ -626,7 +631,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                 probe = 0
             elif v >= pc_beta:
                 if stage == 1:
-                    tt_store(ss, key, ss.moves[ply, probe], depth - 3, BOUND_LOWER, value_to_tt(v, ply))
+                    tt_store(ss, key, ss.moves[ply, probe], depth - 3, BOUND_LOWER, value_to_tt(v, ply), tt_pv)
                     return v
                 stage = 1  # quiescence reached the bound: now the reduced search
             else:
@@ -687,6 +692,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         ttcap_r = ss.prm[I_LMR_TTCAP]
     lmr_cap = ss.prm[I_LMR_CAP] != 0
     lmr_check = ss.prm[I_LMR_CHECK] != 0
+    lmr_ttpv = ss.prm[I_LMR_TTPV]
     tail = 0  # late-move pruning has begun: 1 no tactical move is left, 2 some are
     for i in range(n):
         m = pick(ss, ply, i, n)
@@ -761,7 +767,9 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
             if gives_check and not lmr_check:
                 r = 0
             else:
-                if pv_node:
+                if lmr_ttpv > 0:
+                    r -= lmr_ttpv if tt_pv else 0
+                elif pv_node:
                     r -= 1
                 if cut_node and not tactical:
                     r += ss.prm[I_LMR_CUT]
@@ -830,7 +838,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     else:
         bound = BOUND_UPPER
     if excluded == 0:
-        tt_store(ss, key, best_move, depth, bound, value_to_tt(best, ply))
+        tt_store(ss, key, best_move, depth, bound, value_to_tt(best, ply), tt_pv)
         if bound == BOUND_EXACT and ss.prm[I_HIST_PV] != 0 and best_move != 0 \
                 and not is_tactical(pos, tab, best_move):
             # a PV node's best move, as a cut's (Stockfish updates them wherever alpha was raised)
