@@ -135,6 +135,9 @@ PARAMS = {
     "lmr_ttpv": 0,           # n > 0: LMR n plies less at nodes that are or have been on a PV (a PV node, or
                              #    its TT entry was stored by one: Stockfish 11's ttPv, n = 2) instead of
                              #    one ply less at PV nodes only
+    "null_margin": 0,        # n > 0: the null move only where the static eval is at least beta + n - null_slope *
+    "null_slope": 15,        #    depth (n / 10 less if improving) and the TT does not bound it lower (Stockfish
+                             #    11: 292 - 32 depth - 30 improving of its units: n = 137, null_slope = 15 cp)
     # the root's aspiration windows (engine/api.py, read by Python)
     "asp_sf": 0,             # 1: Stockfish 11's windows: from depth 4, +/- aspiration around the last score; a
                              #    fail low lowers beta to the middle and alpha to the score - window, a fail
@@ -157,12 +160,15 @@ PARAM_NAMES = tuple(PARAMS)
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
  I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
- I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
+ I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_NULL_MARGIN, I_NULL_SLOPE, I_ASP_SF, I_TM_STOP,
+ I_TM_DYNAMIC) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
     and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" and PARAM_NAMES[I_CONT_ORDER] == "cont_order" \
     and PARAM_NAMES[I_LMR_TTCAP] == "lmr_ttcap" and PARAM_NAMES[I_LMR_CHECK] == "lmr_check" \
-    and PARAM_NAMES[I_LMR_TTPV] == "lmr_ttpv" and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
+    and PARAM_NAMES[I_LMR_TTPV] == "lmr_ttpv" \
+    and PARAM_NAMES[I_NULL_MARGIN] == "null_margin" and PARAM_NAMES[I_NULL_SLOPE] == "null_slope" \
+    and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
     and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
     "the I_* indices follow PARAMS' order"
 
@@ -577,6 +583,11 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         # at stage 1 at depth - 4
         do_null = allow_null != 0 and depth >= ss.prm[I_NULL_MIN_DEPTH] and ev_static >= beta \
             and abs(beta) < MATE_BOUND and has_pieces(pos, tab)
+        if do_null and ss.prm[I_NULL_MARGIN] > 0:
+            # Stockfish 11: a null move only well above beta at low depth (ss.seval: the raw eval)
+            nm = ss.prm[I_NULL_MARGIN]
+            do_null = ev_static >= ss.seval[ply] and ss.seval[ply] >= beta + nm - ss.prm[I_NULL_SLOPE] * depth \
+                - (nm // 10 if improving else 0)
         pc_beta = beta + ss.prm[I_PROBCUT_MARGIN] - (ss.prm[I_PROBCUT_IMPROVING] if improving else 0)
         do_pc = ss.prm[I_PROBCUT_DEPTH] > 0 and depth >= ss.prm[I_PROBCUT_DEPTH] and abs(beta) < MATE_BOUND \
             and pc_beta < MATE_BOUND \
