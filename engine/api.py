@@ -256,6 +256,7 @@ class Engine:
         self.seval = np.zeros(MAXPLY + 2, np.int64)
         self.cmove = np.full(MAXPLY + 2, -1, np.int64)
         self.mcount = np.zeros(MAXPLY + 2, np.int64)
+        self.sstat = np.zeros(MAXPLY + 4, np.int64)
         self.cont = np.zeros((1, 1), np.int64)  # sized for the variant by the first search
         self.eval_cache = new_cache()
         self._eval_for = None  # the EvalTables the cache's entries were computed with
@@ -314,7 +315,8 @@ class Engine:
 
     def _tables(self, prm: np.ndarray | None = None) -> SearchTables:
         return SearchTables(self.tt_key, self.tt_data, self.killers, self.history, self.pv, self.pvlen, self.moves,
-                            self.mscore, self.ctrl, self.root_skip, self.seval, self.cmove, self.mcount, self.cont,
+                            self.mscore, self.ctrl, self.root_skip, self.seval, self.cmove, self.mcount,
+                            self.sstat, self.cont,
                             self.prm if prm is None else prm)
 
     def warmup(self, variant: str = "chess") -> None:

@@ -25,6 +25,8 @@ cmove           (MAXPLY+2,) int64       the move played at each ply of the curre
                                         piece-square index (``cont_index``; -1: null move)
 mcount          (MAXPLY+2,) int64       the move's number (1 = searched first) at each ply of
                                         the current line
+sstat           (MAXPLY+4,) int64       Stockfish's statScore of the last quiet move reduced at
+                                        each ply (``lmr_stat``; 0 for a node's grandchildren)
 cont            (N, N) int64            continuation history: how well a quiet move (piece
                                         type, target) did after the move 1, 2, 4 (or 6) plies
                                         before it (same index), N = min(types x squares, 2048)
@@ -138,6 +140,9 @@ PARAMS = {
     "null_margin": 0,        # n > 0: the null move only where the static eval is at least beta + n - null_slope *
     "null_slope": 15,        #    depth (n / 10 less if improving) and the TT does not bound it lower (Stockfish
                              #    11: 292 - 32 depth - 30 improving of its units: n = 137, null_slope = 15 cp)
+    "lmr_stat": 0,           # 1: a quiet move's LMR one ply less where its history (statScore: history and
+                             #    continuation histories - 4926) is good and the previous move's was bad, one
+                             #    more where the previous move's was good and its own bad (Stockfish 11)
     # the root's aspiration windows (engine/api.py, read by Python)
     "asp_sf": 0,             # 1: Stockfish 11's windows: from depth 4, +/- aspiration around the last score; a
                              #    fail low lowers beta to the middle and alpha to the score - window, a fail
@@ -160,15 +165,15 @@ PARAM_NAMES = tuple(PARAMS)
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
  I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
- I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_NULL_MARGIN, I_NULL_SLOPE, I_ASP_SF, I_TM_STOP,
- I_TM_DYNAMIC) = range(len(PARAM_NAMES))
+ I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_NULL_MARGIN, I_NULL_SLOPE, I_LMR_STAT, I_ASP_SF,
+ I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
     and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" and PARAM_NAMES[I_CONT_ORDER] == "cont_order" \
     and PARAM_NAMES[I_LMR_TTCAP] == "lmr_ttcap" and PARAM_NAMES[I_LMR_CHECK] == "lmr_check" \
     and PARAM_NAMES[I_LMR_TTPV] == "lmr_ttpv" \
     and PARAM_NAMES[I_NULL_MARGIN] == "null_margin" and PARAM_NAMES[I_NULL_SLOPE] == "null_slope" \
-    and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
+    and PARAM_NAMES[I_LMR_STAT] == "lmr_stat" and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
     and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
     "the I_* indices follow PARAMS' order"
 
@@ -200,7 +205,7 @@ NO_EVAL = -INF - 1  # seval of a node in check
 
 SearchTables = array_tuple("SearchTables", """
     tt_key:u1 tt_data:i1 killers:i2 history:i3 pv:i2 pvlen:i1 moves:i2 mscore:i2 ctrl:i1
-    root_skip:i1 seval:i1 cmove:i1 mcount:i1 cont:i2 prm:i1
+    root_skip:i1 seval:i1 cmove:i1 mcount:i1 sstat:i1 cont:i2 prm:i1
 """)
 
 # The search kernels take one bundle array ``d`` for the five tuples (see ``_jit.bundle``:
@@ -572,6 +577,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
             ev_static = tscore
         if ply >= 2 and ss.seval[ply - 2] != NO_EVAL:
             improving = raw > ss.seval[ply - 2]
+    ss.sstat[ply + 2] = 0  # the grandchildren's first statScore (lmr_stat)
     # Step 5. Static pruning (not in check, not in PV): reverse futility, then null move
     if not pv_node and not checked and ply > 0 and excluded == 0:
         if depth <= ss.prm[I_RFP_DEPTH] and abs(beta) < MATE_BOUND \
@@ -704,6 +710,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     lmr_cap = ss.prm[I_LMR_CAP] != 0
     lmr_check = ss.prm[I_LMR_CHECK] != 0
     lmr_ttpv = ss.prm[I_LMR_TTPV]
+    lmr_stat = ss.prm[I_LMR_STAT] != 0
     tail = 0  # late-move pruning has begun: 1 no tactical move is left, 2 some are
     for i in range(n):
         m = pick(ss, ply, i, n)
@@ -794,6 +801,14 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                         r -= 1
                     else:
                         r -= sdiv(stat, ss.prm[I_HIST_LMR_DIV])
+                    if lmr_stat and ply >= 1:
+                        # Stockfish 11's statScore, against the previous ply's (its move's, or a sibling's)
+                        sscore = stat - 4926
+                        ss.sstat[ply] = sscore
+                        if sscore >= -102 and ss.sstat[ply - 1] < -114:
+                            r -= 1
+                        elif ss.sstat[ply - 1] >= -116 and sscore < -154:
+                            r += 1
                     if ss.prm[I_LMR_ESCAPE] != 0 and move_kind(m) == K.KIND_NORMAL and move_promo(m) == 0 \
                             and not see_ge(pos, tab, ev, K.encode(move_to(m), move_from(m), 0, K.KIND_NORMAL),
                                            np.int64(0)):
