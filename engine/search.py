@@ -143,6 +143,9 @@ PARAMS = {
     "lmr_stat": 0,           # 1: a quiet move's LMR one ply less where its history (statScore: history and
                              #    continuation histories - 4926) is good and the previous move's was bad, one
                              #    more where the previous move's was good and its own bad (Stockfish 11)
+    "ext_lastcap": 0,        # n > 0: every move one ply deeper where the last move captured a piece that is not
+                             #    pawn-like and both sides' pieces (pawns and royals not counted) are worth n cp
+                             #    or less (Stockfish 11's last-captures extension: n = two rooks)
     # the root's aspiration windows (engine/api.py, read by Python)
     "asp_sf": 0,             # 1: Stockfish 11's windows: from depth 4, +/- aspiration around the last score; a
                              #    fail low lowers beta to the middle and alpha to the score - window, a fail
@@ -165,7 +168,7 @@ PARAM_NAMES = tuple(PARAMS)
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
  I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
- I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_NULL_MARGIN, I_NULL_SLOPE, I_LMR_STAT, I_ASP_SF,
+ I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_NULL_MARGIN, I_NULL_SLOPE, I_LMR_STAT, I_EXT_LASTCAP, I_ASP_SF,
  I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
@@ -173,7 +176,8 @@ assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGI
     and PARAM_NAMES[I_LMR_TTCAP] == "lmr_ttcap" and PARAM_NAMES[I_LMR_CHECK] == "lmr_check" \
     and PARAM_NAMES[I_LMR_TTPV] == "lmr_ttpv" \
     and PARAM_NAMES[I_NULL_MARGIN] == "null_margin" and PARAM_NAMES[I_NULL_SLOPE] == "null_slope" \
-    and PARAM_NAMES[I_LMR_STAT] == "lmr_stat" and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
+    and PARAM_NAMES[I_LMR_STAT] == "lmr_stat" \
+    and PARAM_NAMES[I_EXT_LASTCAP] == "ext_lastcap" and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
     and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
     "the I_* indices follow PARAMS' order"
 
@@ -711,6 +715,12 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     lmr_check = ss.prm[I_LMR_CHECK] != 0
     lmr_ttpv = ss.prm[I_LMR_TTPV]
     lmr_stat = ss.prm[I_LMR_STAT] != 0
+    # the last-captures extension (ext_lastcap): the move before captured a piece, and few are left
+    last_cap = False
+    if ss.prm[I_EXT_LASTCAP] > 0 and ply >= 1:
+        prev = pos.undo[pos.st[K.ST_PLY] - 1]
+        if prev[K.U_MOVE] > 0 and prev[K.U_CAP] != 0 and not tab.pawnlike[(prev[K.U_CAP] - 1) >> 1]:
+            last_cap = piece_material(pos, tab, ev) <= ss.prm[I_EXT_LASTCAP]
     tail = 0  # late-move pruning has begun: 1 no tactical move is left, 2 some are
     for i in range(n):
         m = pick(ss, ply, i, n)
@@ -771,6 +781,8 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         # check extension, for checks that do not lose material (SEE)
         ext = 0
         if singular and m == tt_move:
+            ext = 1
+        elif last_cap:
             ext = 1
         elif gives_check:
             if tactical:
@@ -883,6 +895,17 @@ def few_pieces(pos, tab):
     for t in range(tab.cfg[CFG_NTYPES]):
         left += pos.cnt[1 - pos.st[K.ST_SIDE], t]
     return left <= 2
+
+
+@helper
+def piece_material(pos, tab, ev):
+    """Both sides' pieces that are not pawn-like or royal, in ``ev.value`` (Stockfish's
+    non_pawn_material())."""
+    total = 0
+    for t in range(tab.cfg[CFG_NTYPES]):
+        if not tab.pawnlike[t] and t != tab.cfg[CFG_ROYAL]:
+            total += (pos.cnt[0, t] + pos.cnt[1, t]) * ev.value[t]
+    return total
 
 
 @helper
