@@ -27,8 +27,8 @@ from jitfish.movegen.position import Position, load_variant
 from jitfish.movegen.tables import CFG_NSQ, CFG_NTYPES
 
 from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SCORE, C_ROOT_SKIP, C_SELDEPTH, C_STOP, I_ASP_SF,
-                     I_ASPIRATION, I_TM_DYNAMIC, I_TM_STOP, INF, MATE, MATE_BOUND, MAXPLY, PARAM_NAMES, PARAMS,
-                     SearchTables, pack_search, parse_params, search_root, unknown_params)
+                     I_ASPIRATION, I_KILLER_CLEAR, I_TM_DYNAMIC, I_TM_STOP, INF, MATE, MATE_BOUND, MAXPLY,
+                     PARAM_NAMES, PARAMS, SearchTables, pack_search, parse_params, search_root, unknown_params)
 
 __all__ = ["Engine", "Limits", "SearchInfo", "SearchResult", "time_budget"]
 
@@ -403,6 +403,8 @@ class Engine:
             self.cont = np.zeros((n_cont, n_cont), np.int64)
         self._fit_cache(ev)
         ss = self._tables(self._params_for(pos.variant))
+        if ss.prm[I_KILLER_CLEAR]:
+            self.killers[:] = 0  # Stockfish's search starts with none
         d = pack_search(pos.pos, pos.tab, ev, self.eval_cache, ss)  # raw addresses: pos, ev, ss stay alive here
         soft, hard = time_budget(pos.turn, lim)
         max_depth = lim.depth if lim.depth is not None else (MAXPLY - 8 if (lim.infinite or soft or lim.nodes) else 8)

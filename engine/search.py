@@ -57,8 +57,8 @@ from .ordering import (captured_value, cont_index, cont_update, hist_update, is_
                        prior_update, quiet_score, quiet_stats, score_moves, see_ge, stat_bonus)
 
 __all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
-           "I_ASP_SF", "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX", "MATE_BOUND", "INF", "C_STOP",
-           "C_NODES", "C_NODE_LIMIT", "C_SELDEPTH", "C_ROOT_SCORE"]
+           "I_ASP_SF", "I_KILLER_CLEAR", "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX",
+           "MATE_BOUND", "INF", "C_STOP", "C_NODES", "C_NODE_LIMIT", "C_SELDEPTH", "C_ROOT_SCORE"]
 
 MAXPLY = 96
 MATE = 30000
@@ -146,6 +146,8 @@ PARAMS = {
     "ext_lastcap": 0,        # n > 0: every move one ply deeper where the last move captured a piece that is not
                              #    pawn-like and both sides' pieces (pawns and royals not counted) are worth n cp
                              #    or less (Stockfish 11's last-captures extension: n = two rooks)
+    "killer_clear": 0,       # 1: a node clears the killers two plies below it, and each search starts with none
+                             #    (Stockfish 11: a killer is a cousin's cut, not one of an earlier subtree's)
     # the root's aspiration windows (engine/api.py, read by Python)
     "asp_sf": 0,             # 1: Stockfish 11's windows: from depth 4, +/- aspiration around the last score; a
                              #    fail low lowers beta to the middle and alpha to the score - window, a fail
@@ -168,8 +170,8 @@ PARAM_NAMES = tuple(PARAMS)
  I_LMR_DIV, I_NULL_DEPTH_DIV, I_NULL_EVAL_DIV, I_QS_CHECKS, I_PROBCUT_DEPTH, I_PROBCUT_MARGIN,
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
  I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
- I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_NULL_MARGIN, I_NULL_SLOPE, I_LMR_STAT, I_EXT_LASTCAP, I_ASP_SF,
- I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
+ I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_NULL_MARGIN, I_NULL_SLOPE, I_LMR_STAT, I_EXT_LASTCAP,
+ I_KILLER_CLEAR, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
     and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" and PARAM_NAMES[I_CONT_ORDER] == "cont_order" \
@@ -177,7 +179,8 @@ assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGI
     and PARAM_NAMES[I_LMR_TTPV] == "lmr_ttpv" \
     and PARAM_NAMES[I_NULL_MARGIN] == "null_margin" and PARAM_NAMES[I_NULL_SLOPE] == "null_slope" \
     and PARAM_NAMES[I_LMR_STAT] == "lmr_stat" \
-    and PARAM_NAMES[I_EXT_LASTCAP] == "ext_lastcap" and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
+    and PARAM_NAMES[I_EXT_LASTCAP] == "ext_lastcap" and PARAM_NAMES[I_KILLER_CLEAR] == "killer_clear" \
+    and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
     and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
     "the I_* indices follow PARAMS' order"
 
@@ -582,6 +585,9 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         if ply >= 2 and ss.seval[ply - 2] != NO_EVAL:
             improving = raw > ss.seval[ply - 2]
     ss.sstat[ply + 2] = 0  # the grandchildren's first statScore (lmr_stat)
+    if ss.prm[I_KILLER_CLEAR] != 0:
+        ss.killers[ply + 2, 0] = 0
+        ss.killers[ply + 2, 1] = 0
     # Step 5. Static pruning (not in check, not in PV): reverse futility, then null move
     if not pv_node and not checked and ply > 0 and excluded == 0:
         if depth <= ss.prm[I_RFP_DEPTH] and abs(beta) < MATE_BOUND \
