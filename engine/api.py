@@ -27,7 +27,7 @@ from jitfish.movegen.position import Position, load_variant
 from jitfish.movegen.tables import CFG_NSQ, CFG_NTYPES
 
 from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SCORE, C_ROOT_SKIP, C_SELDEPTH, C_STOP, I_ASP_SF,
-                     I_ASPIRATION, I_KILLER_CLEAR, I_TM_DYNAMIC, I_TM_STOP, INF, MATE, MATE_BOUND, MAXPLY,
+                     I_ASPIRATION, I_KILLER_CLEAR, I_TM_DYNAMIC, I_TM_MTG, I_TM_STOP, INF, MATE, MATE_BOUND, MAXPLY,
                      PARAM_NAMES, PARAMS, SearchTables, pack_search, parse_params, search_root, unknown_params)
 
 __all__ = ["Engine", "Limits", "SearchInfo", "SearchResult", "time_budget"]
@@ -91,13 +91,14 @@ def _score_fields(v: int) -> tuple[int | None, int | None]:
     return int(v), None
 
 
-def time_budget(turn: int, lim: Limits) -> tuple[float | None, float | None]:
+def time_budget(turn: int, lim: Limits, mtg: int = 40) -> tuple[float | None, float | None]:
     """(soft, hard) thinking time in seconds for the side ``turn``, or (None, None): no clock.
 
     The soft limit is where iterative deepening stops starting new iterations; the hard limit
     stops the search.  ``move_overhead`` is kept in reserve on the clock (pipe and GUI
-    latency).  On a sudden-death clock a move may take 1/40 of what is left plus most of the
-    increment, never more than a quarter of what is left; once the clock is down to the
+    latency).  On a sudden-death clock a move may take 1/``mtg`` of what is left (the search's
+    ``tm_mtg``, 40 unless a variant's table says otherwise) plus most of the increment, never more
+    than a quarter of what is left; once the clock is down to the
     reserve, the engine plays at once (a depth-1 answer in about a millisecond), so the
     increment refills the clock.  This is what keeps 1 s + 0.01 s games free of time losses.
     """
@@ -113,7 +114,7 @@ def time_budget(turn: int, lim: Limits) -> tuple[float | None, float | None]:
     usable = max(0.0, clock - lim.move_overhead)
     if lim.movestogo == 1:  # the last move before the time control: most of what is left
         return max(0.001, usable * 0.5), max(0.002, usable * 0.8)
-    mtg = max(2, min(lim.movestogo or 40, 50))
+    mtg = max(2, min(lim.movestogo or mtg, 50))
     soft = min(usable / mtg + inc * 0.8, usable * 0.25)
     hard = min(soft * 3.0, usable * 0.4)
     return max(0.001, soft), max(0.002, hard)
@@ -406,7 +407,7 @@ class Engine:
         if ss.prm[I_KILLER_CLEAR]:
             self.killers[:] = 0  # Stockfish's search starts with none
         d = pack_search(pos.pos, pos.tab, ev, self.eval_cache, ss)  # raw addresses: pos, ev, ss stay alive here
-        soft, hard = time_budget(pos.turn, lim)
+        soft, hard = time_budget(pos.turn, lim, int(ss.prm[I_TM_MTG]))
         max_depth = lim.depth if lim.depth is not None else (MAXPLY - 8 if (lim.infinite or soft or lim.nodes) else 8)
         max_depth = max(1, min(max_depth, MAXPLY - 8))
         if lim.nodes:

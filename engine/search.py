@@ -159,6 +159,8 @@ PARAMS = {
     "tm_dynamic": 1,         # 1: tm_stop scaled, as Stockfish 11 scales its optimum time, by the best
                              #    move's instability across iterations, a falling score and a stable move
                              #    (0 and 60: the fixed share played before the twenty-second session)
+    "tm_mtg": 40,            # the moves to go a sudden-death clock is shared over: a move's soft limit is
+                             #    what is left / tm_mtg + 0.8 increment (at most a quarter of what is left)
 }
 # The search reads them at run time from ``SearchTables.prm`` (an Engine's copy of this table, in
 # the order of PARAM_NAMES), so a tuner can change them without recompiling the kernels:
@@ -171,7 +173,7 @@ PARAM_NAMES = tuple(PARAMS)
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
  I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
  I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_NULL_MARGIN, I_NULL_SLOPE, I_LMR_STAT, I_EXT_LASTCAP,
- I_KILLER_CLEAR, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC) = range(len(PARAM_NAMES))
+ I_KILLER_CLEAR, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC, I_TM_MTG) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
     and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" and PARAM_NAMES[I_CONT_ORDER] == "cont_order" \
@@ -181,7 +183,7 @@ assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGI
     and PARAM_NAMES[I_LMR_STAT] == "lmr_stat" \
     and PARAM_NAMES[I_EXT_LASTCAP] == "ext_lastcap" and PARAM_NAMES[I_KILLER_CLEAR] == "killer_clear" \
     and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
-    and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic", \
+    and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic" and PARAM_NAMES[I_TM_MTG] == "tm_mtg", \
     "the I_* indices follow PARAMS' order"
 
 

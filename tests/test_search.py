@@ -234,6 +234,34 @@ def test_time_budget_bounds():
     assert time_budget(0, Limits(wtime=10.0, movestogo=1))[1] == pytest.approx((10 - 0.05) * 0.8)
 
 
+def test_time_budget_shares_the_clock_over_tm_mtg_moves():
+    """The search's ``tm_mtg`` is the moves to go of a sudden-death clock; a given movestogo wins."""
+    from jitfish.engine import time_budget
+
+    lim = Limits(wtime=10.0, btime=10.0, winc=0.1, binc=0.1)
+    assert time_budget(0, lim)[0] == pytest.approx(9.95 / 40 + 0.08)
+    assert time_budget(0, lim, 30)[0] == pytest.approx(9.95 / 30 + 0.08)
+    assert time_budget(0, lim, 30)[0] > time_budget(0, lim, 40)[0] > time_budget(0, lim, 50)[0]
+    assert time_budget(0, Limits(wtime=10.0, movestogo=20), 30) == time_budget(0, Limits(wtime=10.0, movestogo=20))
+
+
+def test_engine_budgets_with_its_tm_mtg(monkeypatch):
+    from jitfish.engine import api
+
+    seen = []
+    real = api.time_budget
+
+    def spy(turn, lim, mtg=40):
+        seen.append(mtg)
+        return real(turn, lim, mtg)
+
+    monkeypatch.setattr(api, "time_budget", spy)
+    eng = Engine(hash_mb=1)
+    eng.set_params({"tm_mtg": 25})
+    eng.search(Position("chess"), Limits(wtime=0.5, btime=0.5, depth=2))
+    assert seen == [25]
+
+
 @pytest.mark.parametrize("latency", [0.003, 0.008])
 def test_time_budget_survives_bullet_games(latency):
     """1 s + 0.01 s: 300 moves where every move overruns its hard limit by ``latency`` (pipe,
