@@ -1,13 +1,15 @@
 """Where a match's time went, and when its lost games were decided, from ``jitfish match`` PGNs.
 
-    python3 -m jitfish.bench.pgn_stats bench/games/strength/s30_fsf_m30_courier.pgn --engine jitfish
+    python3 -m jitfish.bench.pgn_stats bench/games/strength/s30_fsf_m30_courier.pgn \
+        --engine jitfish
 
 reads every game one engine played (by its PGN name) and prints, for every ``--phase`` moves of a
-side (moves 0-9, 10-19, ..., 90 and later; book moves count but have no time), the mean thinking time a move and the median depth
-of that engine and of its opponents, then, over the games it lost, the move at which the winner's
-own score first reached ``--decided`` pawns (median and quartiles).  The figures come from the
-move comments ``jitfish match`` writes (``{+0.35/12 0.204s}``, ``{book}``); a game whose comments
-do not pair with its moves one to one (an XBoard PGN, say) is counted as skipped.
+side (moves 0-9, 10-19, ...; the last of ``--rows`` rows takes every later move; book moves count
+but have no time), the mean thinking time a move and the median depth of that engine and of its
+opponents, then, over the games it lost, the move at which the winner's own score first reached
+``--decided`` pawns (median and quartiles).  The figures come from the move comments ``jitfish
+match`` writes (``{+0.35/12 0.204s}``, ``{book}``); a game whose comments do not pair with its
+moves one to one (an XBoard PGN, say) is counted as skipped.
 """
 from __future__ import annotations
 
