@@ -24,7 +24,9 @@ from jitfish.movegen.pgn import read_pgn
 
 __all__ = ["Side", "parse_comment", "side_stats", "main"]
 
-_COMMENT = re.compile(r"^(?:(?P<score>[+-]?\d+(?:\.\d+)?|[+-]?M\d+)/(?P<depth>\d+))?\s*(?:(?P<secs>\d+(?:\.\d+)?)s)?")
+# bench/game.py's ``_comment`` writes them: "[score[/depth] ]seconds" (score +0.35 or -M3), or "book"
+_COMMENT = re.compile(r"^(?:(?P<score>[+-]?\d+(?:\.\d+)?|[+-]?M\d+)(?:/(?P<depth>\d+))?\s+)?"
+                      r"(?:(?P<secs>\d+(?:\.\d+)?)s)?")
 
 
 def parse_comment(text: str) -> tuple[float | None, int | None, float | None]:
@@ -121,13 +123,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.engine}: {n} games, {s['wins']}-{s['losses']}-{s['draws']} ({s['skipped']} skipped)")
     print(f"{'moves':>9} {'s/move':>8} {'opp s/move':>10} {'depth':>6} {'opp depth':>9}")
     me, them = s["me"], s["them"]
+
+    def mean(x):
+        return f"{statistics.fmean(x):.3f}" if x else "-"
+
+    def med(x):
+        return f"{statistics.median(x):g}" if x else "-"
+
     for k in sorted(set(me.secs) | set(them.secs)):
-        def mean(x):
-            return f"{statistics.fmean(x):.3f}" if x else "-"
-
-        def med(x):
-            return f"{statistics.median(x):g}" if x else "-"
-
         span = f"{k * args.phase}-{k * args.phase + args.phase - 1}" if k < args.rows - 1 else f"{k * args.phase}+"
         print(f"{span:>9} {mean(me.secs.get(k, [])):>8} "
               f"{mean(them.secs.get(k, [])):>10} {med(me.depths.get(k, [])):>6} {med(them.depths.get(k, [])):>9}")

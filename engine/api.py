@@ -91,7 +91,7 @@ def _score_fields(v: int) -> tuple[int | None, int | None]:
     return int(v), None
 
 
-def time_budget(turn: int, lim: Limits, mtg: int = 40) -> tuple[float | None, float | None]:
+def time_budget(turn: int, lim: Limits, mtg: int = PARAMS["tm_mtg"]) -> tuple[float | None, float | None]:
     """(soft, hard) thinking time in seconds for the side ``turn``, or (None, None): no clock.
 
     The soft limit is where iterative deepening stops starting new iterations; the hard limit

@@ -30,6 +30,8 @@ def test_parse_comment():
     assert parse_comment("+0.35/12 0.204s") == (0.35, 12, 0.204)
     assert parse_comment("-M3/20 0.010s") == (None, 20, 0.01)
     assert parse_comment("book") == (None, None, None)
+    assert parse_comment("0.204s") == (None, None, 0.204)  # no score reported
+    assert parse_comment("+0.35 0.204s") == (0.35, None, 0.204)  # a score without a depth
     assert parse_comment("+1.50/9 0.100s, White wins by adjudication") == (1.5, 9, 0.1)
 
 
