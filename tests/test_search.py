@@ -365,12 +365,12 @@ def _tree_nodes(switch: str | None) -> int:
                                     "hist_pv", "hist_big", "cont6", "lmr_escape=2", "lmr_opp=14",
                                     "cont_order=50", "lmr_ttcap", "asp_sf=0", "lmr_cap", "lmr_check",
                                     "lmr_ttpv=2", "null_margin=137",
-                                    "lmr_stat", "ext_lastcap=9000", "killer_clear"])
+                                    "lmr_stat=0", "ext_lastcap=9000", "killer_clear"])
 def test_pruning_switches_change_the_tree(switch: str) -> None:
     """Each off-by-default pruning switch is read by the search: turned on, the same searches
     visit a different number of nodes (how many fewer is measured in bench/RESULTS.md, on
-    many positions; on three it can go either way).  ``asp_sf`` is on in chess's and courier's
-    own tables (the three positions' variants), so it is turned off here."""
+    many positions; on three it can go either way).  ``asp_sf`` and ``lmr_stat`` are on in chess's
+    and courier's own tables (the three positions' variants), so they are turned off here."""
     assert _tree_nodes(switch) != _tree_nodes(None), switch
 
 
