@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import gzip
 import math
 import random
 import re
@@ -297,16 +298,26 @@ def label_static(variant: str, samples: list[Sample], fsf: str, max_score: int, 
     return out
 
 
+def _read_text(path: Path) -> str:
+    """A labels file's text (``.gz``: gzip-compressed)."""
+    return gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
+
+
 def save(path: Path, samples: list[Sample], header: str) -> None:
-    path.write_text(f"# {header}\n" + "".join(f"{s.fen};{s.result};{s.score:g};{s.best};{s.game}"
-                                              + ("" if s.hand is None else f";{s.hand:g}") + "\n"
-                                              for s in samples))
+    """Write labelled positions, one ``FEN;result;score;bestmove;game`` line each after a ``#``
+    line with the command (``.gz``: gzip-compressed, as the labels kept under bench/positions)."""
+    text = f"# {header}\n" + "".join(f"{s.fen};{s.result};{s.score:g};{s.best};{s.game}"
+                                     + ("" if s.hand is None else f";{s.hand:g}") + "\n" for s in samples)
+    if path.suffix == ".gz":
+        path.write_bytes(gzip.compress(text.encode(), mtime=0))
+    else:
+        path.write_text(text)
 
 
 def load(path: Path) -> list[Sample]:
     """The samples of a ``--save`` file (its ``#`` lines, the command that made it, are skipped)."""
     out = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
+    for n, line in enumerate(_read_text(path).splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
         parts = line.split(";")
@@ -323,7 +334,7 @@ def load_quiet(path: Path, variant: str, max_score: int, positions: int | None =
     filters (a quiet best move, ``|score| <= max_score``), the first ``positions`` of them, and
     the command that labelled them (the file's first line)."""
     samples = load(path)
-    first = path.read_text().split("\n", 1)[0]
+    first = _read_text(path).split("\n", 1)[0]
     labelled_by = first[2:] if first.startswith("# ") else f"(labels from {path})"
     n = len(samples)  # a file of bench/nnue_data.py keeps every move: filter as the labelling does
     kept = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -403,3 +404,19 @@ def test_eval_terms_reads_fairy_stockfish_by_term(capsys) -> None:
     assert {"Material", "Mobility", "Threats", "Passed"} <= set(rows)
     # both evaluations pay for material
     assert float(rows["Material"][2]) > 0.5 and float(rows["Material"][3]) > 0.3
+
+
+CHESS_LABELS = Path(__file__).resolve().parents[1] / "bench" / "positions" / "chess-psqt-s34.txt.gz"
+
+
+def test_the_labels_of_chess_tables_are_kept_and_round_trip(tmp_path) -> None:
+    """The labelled positions that chess.psqt.toml's last fit used are kept in the repository
+    (gzip; ``--load`` reads them as they are), with the command that labelled them first; saved
+    again, plain or compressed, they load back the same."""
+    samples, labelled_by = tune_psqt.load_quiet(CHESS_LABELS, "chess", 1500)
+    assert len(samples) == 24000 and "--label-depth 9" in labelled_by
+    assert CHESS_LABELS.name in (E.WEIGHTS_DIR / "chess.psqt.toml").read_text().split("\n[", 1)[0]
+    for name in ("again.txt", "again.txt.gz"):
+        tune_psqt.save(tmp_path / name, samples, labelled_by)
+        assert tune_psqt.load(tmp_path / name) == samples
+    assert (tmp_path / "again.txt.gz").stat().st_size < (tmp_path / "again.txt").stat().st_size / 2
