@@ -29,10 +29,10 @@ from jitfish.movegen.kernels import Pos
 from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTYPES, CFG_RANKS, CFG_ROYAL, Tables
 
 from .network import nn_accumulator, nn_output
-from .sf_terms import distance, is_passed, sdiv, sf_king, sf_passed, sf_pawns, sf_space, sf_threats
+from .sf_terms import distance, is_passed, sdiv, sf_king, sf_passed, sf_pawns, sf_threats
 from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_MOB_AREA, P_MOPUP,
                      P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PAIR_TERMS, P_PASSED_PATH, P_PAWN_STRUCT, P_PHASE_TOTAL,
-                     P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SF_SCALE, P_SHIELD, P_SPACE, P_TEMPO, P_THREAT_PAWN,
+                     P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SF_SCALE, P_SHIELD, P_TEMPO, P_THREAT_PAWN,
                      EvalTables)
 
 __all__ = ["EvalCache", "new_cache", "clear_cache", "cache_for", "eval_of", "pack_eval", "unpack_eval", "evaluate",
@@ -41,7 +41,6 @@ __all__ = ["EvalCache", "new_cache", "clear_cache", "cache_for", "eval_of", "pac
 INF = 32000  # beyond every score (the search's window bound too)
 EVAL_CACHE = 1 << 16  # entries of the evaluation cache
 LAZY_MARGIN = 300  # quiescence skips mobility and king safety this far outside its window
-SPACE_PHASE = 188  # the space term's least phase: Stockfish's SpaceThreshold, 12222 of 16604, in 256ths
 
 EvalCache = array_tuple("EvalCache", "key:u1 val:i1 acc:i3 acc_key:u1 att:u3 pkey:u1 pval:i2")
 PAWN_CACHE = 1 << 13  # entries of the pawn cache (a pawn structure repeats across most of a search)
@@ -591,9 +590,6 @@ def evaluate_terms(d, alpha, beta):
             ps = ev.params[P_PASSED_PATH] * sfs  # scaled by the promotion's worth (tables.py)
             mg += sdiv((pw_mg - pb_mg) * ps, 65536)
             eg += sdiv((pw_eg - pb_eg) * ps, 65536)
-        if ev.params[P_SPACE] != 0 and phase >= SPACE_PHASE:
-            sp = sf_space(tab, ev, bb, A, T, 0, wp0, wp1) - sf_space(tab, ev, bb, A, T, 1, bp0, bp1)
-            mg += sdiv(sdiv(sp * ev.params[P_SPACE], 100) * sfs, 256)
     # king danger (Fruit's scale: 2 attackers count 1/2, 3 count 3/4, ...)
     # (king_danger per unit, and king_danger_sq on the square of the scaled units: a few attackers
     # together are worth more than the sum of each)

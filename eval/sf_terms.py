@@ -321,30 +321,3 @@ def sf_threats(tab, ev, bb, board, A, us, T, royal, p0, p1, q0, q1, occ0, occ1):
         mg += SF_SAFE_PAWN_MG * n
         eg += SF_SAFE_PAWN_EG * n
     return mg, eg
-
-
-@helper
-def sf_space(tab, ev, bb, A, T, c, o0, o1):
-    """Stockfish 11's space of colour c (o: its pawn-like pieces), in its units, before the phase
-    test (tables.py): the squares of its space area that hold no own pawn-like piece and no enemy
-    pawn-like piece attacks, once more each where the enemy attacks nothing and an own pawn-like
-    piece stands one to three squares ahead on the file, times (its pieces - 1)^2 / 16.  ``A``
-    holds the evaluation's attacks (row T all of a side's, T + 2 its pawn-like pieces')."""
-    F = tab.cfg[CFG_FILES]
-    nsq = F * tab.cfg[CFG_RANKS]
-    s0 = ev.spacem[c, 0] & ~o0 & ~A[T + 2, 1 - c, 0]
-    s1 = ev.spacem[c, 1] & ~o1 & ~A[T + 2, 1 - c, 1]
-    bonus = K.popcount(s0) + K.popcount(s1)
-    up = F if c == 0 else -F
-    for w in range(2):
-        b = (s0 & ~A[T, 1 - c, 0]) if w == 0 else (s1 & ~A[T, 1 - c, 1])
-        while b:
-            sq = lsb(b) + 64 * w
-            b &= b - K.ONE
-            for k in range(1, 4):
-                s2 = sq + k * up
-                if 0 <= s2 < nsq and has_bit(o0, o1, s2):
-                    bonus += 1
-                    break
-    weight = K.popcount(bb[c, 0]) + K.popcount(bb[c, 1]) - 1
-    return np.int64(bonus * weight * weight // 16)

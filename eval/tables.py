@@ -95,14 +95,6 @@ start position's).  Keys:
   times (the best promotion's value - the pawn's) / 800, at most 1, as Fairy-Stockfish scales it.
   (Stockfish's x-ray of a rook or queen behind the pawn, and its halving for candidate passers,
   are not kept.)
-- ``space = n`` (needs ``sf_scale``; 0, the default, is off): Stockfish 11's space term at n / 100
-  of its size, middlegame only, while the non-pawn material is at least Stockfish's
-  SpaceThreshold (12222 of its 16604 at the start: a phase of 188 / 256).  A side's space area is
-  the middle four files (c to f) of its ranks 2 to 4; its squares that hold no own pawn-like
-  piece and that no enemy pawn-like piece attacks count 1 each, and 1 more where the enemy
-  attacks nothing there and an own pawn-like piece stands one to three squares ahead on the file;
-  the count times (the side's pieces - 1)^2 / 16 is the bonus, in Stockfish's units at
-  ``sf_scale`` / 256.
 - ``psqt``, ``psqt_eg`` (in ``[pieces.X]``): a learned piece-square table, one integer per
   square of the board from White's side (a1 first, rank by rank: ``files * ranks`` numbers),
   added to the square values above in the middlegame and the endgame (``psqt_eg`` defaults to
@@ -159,7 +151,6 @@ lowrank     (2, 2) uint64       each side's second and third ranks
 adjfile     (16, 2) uint64      the squares of the files next to each file
 rankmask    (16, 2) uint64      the squares of each rank
 behind      (2, 16, 2) uint64   a side's ranks level with and behind each rank
-spacem      (2, 2) uint64       each side's space area (``space``: the middle four files, ranks 2 to 4)
 ==========  ==================  ==============================================================
 """
 from __future__ import annotations
@@ -183,8 +174,7 @@ __all__ = ["EvalTables", "eval_tables", "search_settings", "tables_from", "varia
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
  P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2, P_KING_DANGER_SQ, P_FILE_TERMS,
- P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE, P_MOB_AREA, P_PAWN_STRUCT, P_PASSED_PATH,
- P_SPACE) = range(22)
+ P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE, P_MOB_AREA, P_PAWN_STRUCT, P_PASSED_PATH) = range(21)
 N_PARAMS = 32
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
@@ -198,7 +188,7 @@ SCALAR_KEYS = ("pair", "pair_eg", "open_file", "open_file_eg", "half_open_file",
 MOB_N = 32  # mobility tables' length in the kernel (a count beyond it takes the last entry)
 TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "king_danger_sq", "mopup",
             "mopup_margin", "threat_pawn", "hanging", "pieces", "sf_scale", "king_no_major", "king_major_value",
-            "mobility_area", "pawn_structure", "passed_path", "space", "search"}
+            "mobility_area", "pawn_structure", "passed_path", "search"}
 THREAT_CLASSES = {"": 0, "minor": 1, "rook": 2}
 
 
@@ -206,7 +196,7 @@ EvalTables = array_tuple("EvalTables", """
     psq:i2 psq_eg:i2 passed:i2 passed_mg:i2 value:i1 mobility:i1 mob_mg:i2 mob_eg:i2 pair:i2 openf:i2 filemask:u2
     katt:i1 phase_w:i1 front:u3 zone:u2 shield:u3 near:i1 params:i1 nn_idx:i3 nn_w1:i2 nn_b1:i1 nn_w2:i1
     kaw:i1 safe_check:i2 tclass:i1 tminor:i2 trook:i2 flank:u2 camp:u2 lowrank:u2 adjfile:u2 rankmask:u2
-    behind:u3 spacem:u2
+    behind:u3
 """)
 
 
@@ -622,16 +612,6 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
                 set_bit(behind[0, rk], s)
             if r >= rk:
                 set_bit(behind[1, rk], s)
-    # Stockfish's SpaceMask: the middle four files (c to f on 8 files), each side's ranks 2 to 4
-    # (fewer on a board of fewer than 8 ranks: never beyond its own half)
-    spacem = np.zeros((2, 2), np.uint64)
-    for s in range(F * R):
-        f, r = s % F, s // F
-        if F // 2 - 2 <= f <= F // 2 + 1:
-            if 1 <= r <= min(3, R // 2 - 1):
-                set_bit(spacem[0], s)
-            if 1 <= R - 1 - r <= min(3, R // 2 - 1):
-                set_bit(spacem[1], s)
     params = np.zeros(N_PARAMS, np.int64)
     params[P_TEMPO] = int(w.get("tempo", 0))
     sp = w.get("safety_piece", "")
@@ -662,9 +642,6 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
                     for t, p in enumerate(spec.pieces) if tab.pawnlike[t] for q in p.promotes_to
                     if q in spec.letters), default=0)
         params[P_PASSED_PATH] = max(1, min(256, gain * 256 // 800))
-    params[P_SPACE] = int(w.get("space", 0))
-    if params[P_SPACE] and not params[P_SF_SCALE]:
-        raise ValueError("space: needs sf_scale (its values are Stockfish's units at sf_scale / 256)")
     nn_idx = np.zeros((2, 1, 1), np.int64)
     nn_w1 = np.zeros((1, 1), np.int64)
     nn_b1 = np.zeros(1, np.int64)
@@ -678,7 +655,7 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
         params[P_NN_B2] = net.b2
     return EvalTables(psq, psq_eg, passed, passed_mg, value, mobility, mob_mg, mob_eg, pair, openf, filemask, katt,
                       phase_w, front, zone, shield, near_t, params, nn_idx, nn_w1, nn_b1, nn_w2, kaw, safe_check, tclass,
-                      tminor, trook, flank, camp, lowrank, adjfile, rankmask, behind, spacem)
+                      tminor, trook, flank, camp, lowrank, adjfile, rankmask, behind)
 
 
 def without_network(ev: EvalTables) -> EvalTables:
