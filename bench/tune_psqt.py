@@ -316,8 +316,13 @@ def save(path: Path, samples: list[Sample], header: str) -> None:
 
 def load(path: Path) -> list[Sample]:
     """The samples of a ``--save`` file (its ``#`` lines, the command that made it, are skipped)."""
+    return _samples(_read_text(path), path)
+
+
+def _samples(text: str, path: Path) -> list[Sample]:
+    """The samples of a labels file's text (``path`` names it in errors)."""
     out = []
-    for n, line in enumerate(_read_text(path).splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
         parts = line.split(";")
@@ -333,8 +338,9 @@ def load_quiet(path: Path, variant: str, max_score: int, positions: int | None =
     """The samples of a ``--save`` (or ``bench/nnue_data.py``) file that pass the labelling's
     filters (a quiet best move, ``|score| <= max_score``), the first ``positions`` of them, and
     the command that labelled them (the file's first line)."""
-    samples = load(path)
-    first = _read_text(path).split("\n", 1)[0]
+    text = _read_text(path)  # read (and decompressed) once: the samples and the labelling command
+    samples = _samples(text, path)
+    first = text.split("\n", 1)[0]
     labelled_by = first[2:] if first.startswith("# ") else f"(labels from {path})"
     n = len(samples)  # a file of bench/nnue_data.py keeps every move: filter as the labelling does
     kept = []

@@ -376,7 +376,8 @@ def test_pruning_switches_change_the_tree(switch: str) -> None:
     enter the tables."""
     name, _, value = switch.partition("=")
     on = int(value or 1)
-    if all(Engine(hash_mb=1).params(v)[name] == on for v in {v for v, _f in SWITCH_FENS}):
+    eng = Engine(hash_mb=1)
+    if all(eng.params(v)[name] == on for v in {v for v, _f in SWITCH_FENS}):
         switch = f"{name}={PARAMS[name]}"
     assert _tree_nodes(switch) != _tree_nodes(None), switch
 
