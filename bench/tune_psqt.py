@@ -70,7 +70,7 @@ from . import tune
 from .tune import texel_error, win_prob
 
 __all__ = ["Sample", "pgn_positions", "selfplay_positions", "label", "StaticLabeller", "label_static", "load", "load_quiet", "Features", "features",
-           "kernel_phase", "fit_k", "fit_tables", "tables_of", "terms_of", "write_tables", "TERMS", "main"]
+           "kernel_phase", "fit_k", "fit_tables", "tables_of", "terms_of", "term_clashes", "write_tables", "TERMS", "main"]
 
 GAMES_DIR = Path(__file__).resolve().parent / "games"
 FSF = "/usr/games/fairy-stockfish"
@@ -597,6 +597,32 @@ _KEYS = {"mobility": ("mobility_table", "mobility_table_eg"), "passed": ("passed
          "pair": ("pair", "pair_eg")}  # file: open_file / half_open_file below
 
 
+def term_keys(term: str) -> tuple[str, ...]:
+    """The weight-file keys a fit of ``term`` (of ``TERMS``) writes."""
+    if term == "file":
+        return ("open_file", "open_file_eg", "half_open_file", "half_open_file_eg")
+    return _KEYS[term]
+
+
+def term_clashes(variant: str, keys_by_type: dict[int, Any] | None = None,
+                 terms: tuple[str, ...] = ()) -> list[str]:
+    """``pieces.X.key`` of the variant's weight file that a fit would also write to its
+    ``.psqt.toml``: the engine refuses a key set in both, so such a fit must not be written.
+    ``keys_by_type``: the fitted keys (``terms_of``); ``terms``: before a fit, every key of
+    these terms for every piece."""
+    v = load_variant(variant)
+    path = evtables.weights_file(v.spec)
+    if path is None:
+        return []
+    pieces = evtables.read_weights(path).get("pieces", {})
+    out = []
+    for t, letter in enumerate(v.spec.letters):
+        wanted = set(keys_by_type.get(t, {})) if keys_by_type else set()
+        wanted |= {k for term in terms for k in term_keys(term)}
+        out += [f"pieces.{letter}.{k}" for k in sorted(wanted & set(pieces.get(letter, {})))]
+    return out
+
+
 def terms_of(X: Features, w: np.ndarray) -> dict[int, dict[str, Any]]:
     """{type: {key: value}} of the fitted terms, rounded, as weight-file keys: tables with entries
     from 0 up to the largest index seen (a larger one takes the last entry), scalars as integers."""
@@ -647,6 +673,10 @@ def write_tables(variant: str, mg: np.ndarray, eg: np.ndarray, header: list[str]
     other fitted keys by type (``terms_of``), added to those in the file too."""
     v = load_variant(variant)
     spec = v.spec
+    clash = term_clashes(variant, terms)
+    if clash:
+        raise ValueError(f"{', '.join(clash)} already in the weight file: a fit of these terms cannot be "
+                         "added beside it (take them out of the weight file, or fit without them)")
     path = evtables.psqt_file(spec)
     old = evtables.read_psqt(path) if path.exists() else {}
     F, R = v.files, v.ranks
@@ -724,6 +754,17 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.monotonic()
     variant = load_spec(args.variant).name
+    terms = tuple(x.strip() for x in args.terms.split(",") if x.strip())
+    try:
+        clash = term_clashes(variant, terms=tuple(t for t in terms if t in TERMS)) if args.write else []
+    except ValueError as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return 1
+    if clash:  # before any labelling: the written file would stop the engine from loading the variant
+        print(f"Error: --write: {', '.join(clash)} already in {variant}'s weight file; the fitted values would "
+              "go beside them, which the engine refuses (fit without these --terms, or without --write)",
+              file=sys.stderr)
+        return 1
     try:
         if args.load is not None:
             samples, labelled_by = load_quiet(args.load, variant, args.max_score, args.positions)
@@ -745,7 +786,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Error: only {len(samples)} labelled positions", file=sys.stderr)
         return 1
     t_label = time.monotonic() - t0
-    terms = tuple(x.strip() for x in args.terms.split(",") if x.strip())
     try:
         X = features(variant, [s.fen for s in samples], args.symmetric, terms=terms, squares=args.squares)
     except ValueError as e:
@@ -789,7 +829,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"  {command}"] + ([f"on the labels of  {labelled_by}"] if labelled_by else []) + [
                   f"{len(samples)} positions labelled by fairy-stockfish, K = {k:.3f}, l2 = {best[0]:g}, "
                   f"error {e0:.5f} -> {e1:.5f}."]
-        path = write_tables(variant, mg, eg, header, fitted)
+        try:
+            path = write_tables(variant, mg, eg, header, fitted)
+        except ValueError as e:
+            print(f"Error: {e}", file=sys.stderr)
+            return 1
         print(f"written to {path}")
         # the kernel with the new tables against the fitted evaluation (rounding only)
         evtables._CACHE.clear()

@@ -169,7 +169,7 @@ from jitfish.movegen.tables import CFG_ROYAL, set_bit
 from .network import MODES, feature_table, read_network
 
 __all__ = ["EvalTables", "eval_tables", "search_settings", "tables_from", "variant_weights", "derived_weights",
-           "weights_file", "psqt_file", "read_psqt", "network_file", "without_network", "WEIGHTS_DIR", "MOB_N"]
+           "weights_file", "read_weights", "psqt_file", "read_psqt", "network_file", "without_network", "WEIGHTS_DIR", "MOB_N"]
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
@@ -236,6 +236,11 @@ def _read_weights(path: Path, seen: tuple[str, ...] = ()) -> dict[str, Any]:
     if search:
         base["search"] = search
     return base
+
+
+def read_weights(path: Path) -> dict[str, Any]:
+    """A weight file as the engine reads it before its ``.psqt.toml`` is added (``inherits`` resolved)."""
+    return _read_weights(path)
 
 
 def _weights(name: str) -> dict[str, Any]:

@@ -283,6 +283,28 @@ def test_an_unknown_term_is_refused() -> None:
         tune_psqt.features("chess", FENS[:1], progress=False, terms=("mobility", "king"))
 
 
+def test_a_term_the_weight_file_sets_is_not_written_beside_it(weights_dir, capsys) -> None:
+    # chess.toml holds Stockfish's mobility tables: a mobility fit written to chess.psqt.toml
+    # would stop the engine from loading chess, so --write refuses it before any labelling,
+    # and write_tables refuses it too; the pair (not in chess.toml) may be written
+    args = ["--variant", "chess", "--load", str(CHESS_LABELS), "--positions", "300", "--terms", "mobility,pair",
+            "--write"]
+    assert tune_psqt.main(args) == 1
+    err = capsys.readouterr().err
+    assert "pieces.N.mobility_table" in err and "pieces.Q.mobility_table_eg" in err and "pair" not in err, err
+    assert not (weights_dir / "chess.psqt.toml").exists()
+    assert tune_psqt.term_clashes("chess", terms=("pair", "file")) == []
+    mg = np.zeros((6, 64), dtype=np.int64)
+    with pytest.raises(ValueError, match=r"pieces\.B\.mobility_table already in the weight file"):
+        tune_psqt.write_tables("chess", mg, mg, ["test"], {2: {"mobility_table": [1, 2]}})
+    assert not (weights_dir / "chess.psqt.toml").exists()
+    fen = "3rk1b1/8/8/8/8/8/1P6/3RKBB1 w - - 0 40"  # White has both bishops, Black one
+    before = _static(fen)
+    tune_psqt.write_tables("chess", mg, mg, ["test"], {2: {"pair": 7, "pair_eg": 7}})
+    E._CACHE.clear()
+    assert _static(fen) - before == 7
+
+
 def test_pair_and_file_terms_in_a_weight_file(weights_dir) -> None:
     # White has both bishops, Black one; the white rook on the open d-file, the black one on a
     # file with only White's pawn (half-open for it)
