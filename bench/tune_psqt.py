@@ -594,14 +594,8 @@ def tables_of(X: Features, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 _KEYS = {"mobility": ("mobility_table", "mobility_table_eg"), "passed": ("passed_table", "passed_table_eg"),
-         "pair": ("pair", "pair_eg")}  # file: open_file / half_open_file below
-
-
-def term_keys(term: str) -> tuple[str, ...]:
-    """The weight-file keys a fit of ``term`` (of ``TERMS``) writes."""
-    if term == "file":
-        return ("open_file", "open_file_eg", "half_open_file", "half_open_file_eg")
-    return _KEYS[term]
+         "pair": ("pair", "pair_eg"),
+         "file": ("open_file", "open_file_eg", "half_open_file", "half_open_file_eg")}  # the keys a term writes
 
 
 def term_clashes(variant: str, keys_by_type: dict[int, Any] | None = None,
@@ -615,10 +609,10 @@ def term_clashes(variant: str, keys_by_type: dict[int, Any] | None = None,
     if path is None:
         return []
     pieces = evtables.read_weights(path).get("pieces", {})
+    every = {k for term in terms for k in _KEYS[term]}
     out = []
     for t, letter in enumerate(v.spec.letters):
-        wanted = set(keys_by_type.get(t, {})) if keys_by_type else set()
-        wanted |= {k for term in terms for k in term_keys(term)}
+        wanted = every | set((keys_by_type or {}).get(t, {}))
         out += [f"pieces.{letter}.{k}" for k in sorted(wanted & set(pieces.get(letter, {})))]
     return out
 
@@ -636,8 +630,7 @@ def terms_of(X: Features, w: np.ndarray) -> dict[int, dict[str, Any]]:
             val = [[int(round(w[X.col(name, part, t, n)])) for n in range(top + 1)] for part in range(2)]
             if name == "file":
                 full = [[int(round(w[X.col(name, part, t, n)])) for n in range(2)] for part in range(2)]
-                keys.update(open_file=full[0][0], open_file_eg=full[1][0],
-                            half_open_file=full[0][1], half_open_file_eg=full[1][1])
+                keys.update(zip(_KEYS["file"], (full[0][0], full[1][0], full[0][1], full[1][1])))
             elif name == "pair":
                 keys.update(pair=val[0][0], pair_eg=val[1][0])
             else:
