@@ -26,9 +26,9 @@ from jitfish.movegen import kernels as K
 from jitfish.movegen.position import Position, load_variant
 from jitfish.movegen.tables import CFG_NSQ, CFG_NTYPES
 
-from .search import (CONT_MAX, C_NODE_LIMIT, C_NODES, C_ROOT_SCORE, C_ROOT_SKIP, C_SELDEPTH, C_STOP, I_ASP_SF,
-                     I_ASPIRATION, I_KILLER_CLEAR, I_TM_DYNAMIC, I_TM_MTG, I_TM_STOP, INF, MATE, MATE_BOUND, MAXPLY,
-                     PARAM_NAMES, PARAMS, SearchTables, pack_search, parse_params, search_root, unknown_params)
+from .search import (CONT_MAX, CORR_SIZE, C_NODE_LIMIT, C_NODES, C_ROOT_SCORE, C_ROOT_SKIP, C_SELDEPTH, C_STOP,
+                     I_ASP_SF, I_ASPIRATION, I_KILLER_CLEAR, I_TM_DYNAMIC, I_TM_MTG, I_TM_STOP, INF, MATE, MATE_BOUND,
+                     MAXPLY, PARAM_NAMES, PARAMS, SearchTables, pack_search, parse_params, search_root, unknown_params)
 
 __all__ = ["Engine", "Limits", "SearchInfo", "SearchResult", "time_budget"]
 
@@ -259,6 +259,7 @@ class Engine:
         self.mcount = np.zeros(MAXPLY + 2, np.int64)
         self.sstat = np.zeros(MAXPLY + 4, np.int64)
         self.cont = np.zeros((1, 1), np.int64)  # sized for the variant by the first search
+        self.corr = np.zeros((2, CORR_SIZE), np.int64)
         self.eval_cache = new_cache()
         self._eval_for = None  # the EvalTables the cache's entries were computed with
         self._clock = _Watchdog(self.stop)
@@ -308,6 +309,7 @@ class Engine:
         self.killers[:] = 0
         clear_cache(self.eval_cache)
         self.cont[:] = 0
+        self.corr[:] = 0
         self._tm_score, self._tm_reduction = None, 0.95
 
     def stop(self) -> None:
@@ -317,7 +319,7 @@ class Engine:
     def _tables(self, prm: np.ndarray | None = None) -> SearchTables:
         return SearchTables(self.tt_key, self.tt_data, self.killers, self.history, self.pv, self.pvlen, self.moves,
                             self.mscore, self.ctrl, self.root_skip, self.seval, self.cmove, self.mcount,
-                            self.sstat, self.cont,
+                            self.sstat, self.cont, self.corr,
                             self.prm if prm is None else prm)
 
     def warmup(self, variant: str = "chess") -> None:

@@ -30,6 +30,9 @@ sstat           (MAXPLY+4,) int64       Stockfish's statScore of the last quiet 
 cont            (N, N) int64            continuation history: how well a quiet move (piece
                                         type, target) did after the move 1, 2, 4 (or 6) plies
                                         before it (same index), N = min(types x squares, 2048)
+corr            (2, CORR_SIZE) int64    correction history (``corr_hist``): by side to move and
+                                        a hash of the pawn-like pieces, how far the search's
+                                        results stood from the static evaluation
 ==============  ======================  ==============================================
 
 The search reads as a numbered recipe in ``negamax``.  Scores are centipawns from the side
@@ -46,7 +49,7 @@ import re
 import numpy as np
 
 from jitfish.eval import EvalCache, EvalTables, evaluate
-from jitfish.eval.evaluate import INF, sdiv
+from jitfish.eval.evaluate import INF, pawn_key, sdiv
 from jitfish.movegen import kernels as K
 from jitfish.movegen._jit import array_tuple, bundle, helper, kernel
 from jitfish.movegen.kernels import Pos, move_from, move_kind, move_promo, move_to
@@ -57,7 +60,7 @@ from .ordering import (captured_value, cont_index, cont_update, hist_update, is_
                        prior_update, quiet_score, quiet_stats, score_moves, see_ge, stat_bonus)
 
 __all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
-           "I_ASP_SF", "I_KILLER_CLEAR", "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX",
+           "I_ASP_SF", "I_KILLER_CLEAR", "CORR_SIZE", "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX",
            "MATE_BOUND", "INF", "C_STOP", "C_NODES", "C_NODE_LIMIT", "C_SELDEPTH", "C_ROOT_SCORE"]
 
 MAXPLY = 96
@@ -148,6 +151,9 @@ PARAMS = {
                              #    or less (Stockfish 11's last-captures extension: n = two rooks)
     "killer_clear": 0,       # 1: a node clears the killers two plies below it, and each search starts with none
                              #    (Stockfish 11: a killer is a cousin's cut, not one of an earlier subtree's)
+    "corr_hist": 0,          # n > 0: the static evaluation (search and quiescence) plus correction history / n
+                             #    (Stockfish 16's pawn correction history: entries within +/- CORR_MAX, learnt
+                             #    from quiet nodes' results; n = 32 adds at most 32 cp)
     # the root's aspiration windows (engine/api.py, read by Python)
     "asp_sf": 0,             # 1: Stockfish 11's windows: from depth 4, +/- aspiration around the last score; a
                              #    fail low lowers beta to the middle and alpha to the score - window, a fail
@@ -173,7 +179,7 @@ PARAM_NAMES = tuple(PARAMS)
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
  I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
  I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_NULL_MARGIN, I_NULL_SLOPE, I_LMR_STAT, I_EXT_LASTCAP,
- I_KILLER_CLEAR, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC, I_TM_MTG) = range(len(PARAM_NAMES))
+ I_KILLER_CLEAR, I_CORR_HIST, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC, I_TM_MTG) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
     and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" and PARAM_NAMES[I_CONT_ORDER] == "cont_order" \
@@ -182,6 +188,7 @@ assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGI
     and PARAM_NAMES[I_NULL_MARGIN] == "null_margin" and PARAM_NAMES[I_NULL_SLOPE] == "null_slope" \
     and PARAM_NAMES[I_LMR_STAT] == "lmr_stat" \
     and PARAM_NAMES[I_EXT_LASTCAP] == "ext_lastcap" and PARAM_NAMES[I_KILLER_CLEAR] == "killer_clear" \
+    and PARAM_NAMES[I_CORR_HIST] == "corr_hist" \
     and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
     and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic" and PARAM_NAMES[I_TM_MTG] == "tm_mtg", \
     "the I_* indices follow PARAMS' order"
@@ -210,11 +217,13 @@ def unknown_params(names) -> list[str]:
 
 CONT_MAX = 2048  # continuation-history index range at most (a bigger variant folds its indices)
 NO_EVAL = -INF - 1  # seval of a node in check
+CORR_SIZE = 16384  # correction-history entries a side (a power of two)
+CORR_MAX = 1024  # Stockfish's CORRECTION_HISTORY_LIMIT
 
 
 SearchTables = array_tuple("SearchTables", """
     tt_key:u1 tt_data:i1 killers:i2 history:i3 pv:i2 pvlen:i1 moves:i2 mscore:i2 ctrl:i1
-    root_skip:i1 seval:i1 cmove:i1 mcount:i1 sstat:i1 cont:i2 prm:i1
+    root_skip:i1 seval:i1 cmove:i1 mcount:i1 sstat:i1 cont:i2 corr:i2 prm:i1
 """)
 
 # The search kernels take one bundle array ``d`` for the five tuples (see ``_jit.bundle``:
@@ -379,6 +388,20 @@ QS_CONVERSION_PLIES = 2  # conversions (which never end) are searched this deep 
 
 
 @helper
+def corr_slot(pos, tab):
+    """The correction-history slot of the position's pawn-like pieces (eval's ``pawn_key``)."""
+    bb = pos.bb
+    wp0 = wp1 = bp0 = bp1 = K.ZERO
+    for t in range(tab.cfg[CFG_NTYPES]):
+        if tab.pawnlike[t]:
+            wp0 |= bb[K.ROW_TYPE + t, 0] & bb[0, 0]
+            wp1 |= bb[K.ROW_TYPE + t, 1] & bb[0, 1]
+            bp0 |= bb[K.ROW_TYPE + t, 0] & bb[1, 0]
+            bp1 |= bb[K.ROW_TYPE + t, 1] & bb[1, 1]
+    return np.int64(pawn_key(tab, bb, wp0, wp1, bp0, bp1) & np.uint64(CORR_SIZE - 1))
+
+
+@helper
 def qsearch(d, alpha, beta, ply, qply, known_check):
     """Quiescence on the bundle d.  known_check is -1 for a new node; negamax passes 0 or 1
     (in check?) for the node it has already counted, polled and found undecided, so none of
@@ -411,6 +434,8 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
     stand = np.int64(-INF)
     if not checked or ply >= MAXPLY - 1:
         stand = evaluate(d, alpha, beta)  # one call site: each is another inlined copy to compile
+        if ss.prm[I_CORR_HIST] > 0 and not checked:
+            stand += sdiv(ss.corr[pos.st[K.ST_SIDE], corr_slot(pos, tab)], ss.prm[I_CORR_HIST])
         if data >= 0 and ss.prm[I_QS_TT_STAND] != 0 and not checked \
                 and (bound & (BOUND_LOWER if tscore > stand else BOUND_UPPER)) != 0:
             stand = tscore
@@ -575,10 +600,14 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     # bound allows; "improving" when better than two plies ago
     ev_static = np.int64(0)
     improving = True
+    cslot = np.int64(-1)  # correction history's slot (corr_hist), where it is on
     if checked:
         ss.seval[ply] = NO_EVAL
     else:
         raw = evaluate(d, np.int64(-INF), np.int64(INF))  # the one call site in negamax
+        if ss.prm[I_CORR_HIST] > 0:
+            cslot = corr_slot(pos, tab)
+            raw += sdiv(ss.corr[pos.st[K.ST_SIDE], cslot], ss.prm[I_CORR_HIST])
         ss.seval[ply] = raw
         ev_static = raw
         if data >= 0 and abs(tscore) < MATE_BOUND \
@@ -885,6 +914,13 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         bound = BOUND_UPPER
     if excluded == 0:
         tt_store(ss, key, best_move, depth, bound, value_to_tt(best, ply), tt_pv)
+        if cslot >= 0 and abs(best) < MATE_BOUND and (best_move == 0 or not is_tactical(pos, tab, best_move)) \
+                and not (bound == BOUND_LOWER and best <= ss.seval[ply]) \
+                and not (bound == BOUND_UPPER and best >= ss.seval[ply]):
+            # the result against the (corrected) static eval, where its bound says which side it is on
+            cb = max(-CORR_MAX // 4, min(CORR_MAX // 4, sdiv((best - ss.seval[ply]) * depth, 8)))
+            ce = ss.corr[us, cslot]
+            ss.corr[us, cslot] = ce + cb - sdiv(ce * abs(cb), CORR_MAX)
         if bound == BOUND_EXACT and ss.prm[I_HIST_PV] != 0 and best_move != 0 \
                 and not is_tactical(pos, tab, best_move):
             # a PV node's best move, as a cut's (Stockfish updates them wherever alpha was raised)

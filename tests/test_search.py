@@ -6,6 +6,7 @@ import functools
 import random
 import re
 
+import numpy as np
 import pytest
 
 from jitfish.engine import Engine, Limits
@@ -335,7 +336,7 @@ CANDIDATE_PARAMS = {"probcut_depth": 5, "qs_checks": 1, "null_reduction": 2, "nu
                     "hist_pv": 1, "hist_big": 1, "cont6": 1, "lmr_escape": 2, "lmr_opp": 14,
                     "cont_order": 200, "lmr_ttcap": 1, "asp_sf": 1, "lmr_cap": 1, "lmr_check": 1,
                     "lmr_ttpv": 2, "null_margin": 137, "lmr_stat": 1,
-                    "ext_lastcap": 1000, "killer_clear": 1}
+                    "ext_lastcap": 1000, "killer_clear": 1, "corr_hist": 32}
 
 # middlegames with captures and checks about: every switch below changes these trees
 SWITCH_FENS = [
@@ -366,7 +367,7 @@ def _tree_nodes(switch: str | None) -> int:
                                     "hist_pv", "hist_big", "cont6", "lmr_escape=2", "lmr_opp=14",
                                     "cont_order=50", "lmr_ttcap", "asp_sf", "lmr_cap", "lmr_check",
                                     "lmr_ttpv=2", "null_margin=137",
-                                    "lmr_stat", "ext_lastcap=9000", "killer_clear"])
+                                    "lmr_stat", "ext_lastcap=9000", "killer_clear", "corr_hist=32"])
 def test_pruning_switches_change_the_tree(switch: str) -> None:
     """Each pruning switch is read by the search: turned on, the same searches visit a different
     number of nodes (how many fewer is measured in bench/RESULTS.md, on many positions; on three
@@ -414,6 +415,21 @@ def test_a_variant_plays_with_the_search_table_of_its_weight_file(tmp_path, monk
     monkeypatch.setattr(E, "_SEARCH", {})
     with pytest.raises(ValueError, match="chess.*prune_everything"):
         Engine(hash_mb=4).search(Position(variant, fen), Limits(depth=2))
+
+
+def test_correction_history_learns_by_side_and_pawns_and_a_new_game_clears_it() -> None:
+    """``corr_hist``: off, the table stays empty; on, a search fills entries of both sides
+    (within Stockfish's +/- CORR_MAX), and ``new_game`` empties it again."""
+    variant, fen = SWITCH_FENS[0]
+    eng = Engine(hash_mb=4)
+    eng.search(Position(variant, fen), Limits(depth=7))
+    assert not eng.corr.any()
+    eng.set_params({"corr_hist": 32})
+    eng.search(Position(variant, fen), Limits(depth=7))
+    assert eng.corr[0].any() and eng.corr[1].any()
+    assert np.abs(eng.corr).max() <= 1024
+    eng.new_game()
+    assert not eng.corr.any()
 
 
 @pytest.mark.parametrize("variant, fen, mate, best", MATES)
