@@ -49,7 +49,7 @@ import re
 import numpy as np
 
 from jitfish.eval import EvalCache, EvalTables, evaluate
-from jitfish.eval.evaluate import INF, pawn_key, sdiv
+from jitfish.eval.evaluate import INF, pawn_key, pawn_sets, sdiv
 from jitfish.movegen import kernels as K
 from jitfish.movegen._jit import array_tuple, bundle, helper, kernel
 from jitfish.movegen.kernels import Pos, move_from, move_kind, move_promo, move_to
@@ -390,15 +390,8 @@ QS_CONVERSION_PLIES = 2  # conversions (which never end) are searched this deep 
 @helper
 def corr_slot(pos, tab):
     """The correction-history slot of the position's pawn-like pieces (eval's ``pawn_key``)."""
-    bb = pos.bb
-    wp0 = wp1 = bp0 = bp1 = K.ZERO
-    for t in range(tab.cfg[CFG_NTYPES]):
-        if tab.pawnlike[t]:
-            wp0 |= bb[K.ROW_TYPE + t, 0] & bb[0, 0]
-            wp1 |= bb[K.ROW_TYPE + t, 1] & bb[0, 1]
-            bp0 |= bb[K.ROW_TYPE + t, 0] & bb[1, 0]
-            bp1 |= bb[K.ROW_TYPE + t, 1] & bb[1, 1]
-    return np.int64(pawn_key(tab, bb, wp0, wp1, bp0, bp1) & np.uint64(CORR_SIZE - 1))
+    wp0, wp1, bp0, bp1 = pawn_sets(tab, pos.bb)
+    return np.int64(pawn_key(tab, pos.bb, wp0, wp1, bp0, bp1) & np.uint64(CORR_SIZE - 1))
 
 
 @helper
