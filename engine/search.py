@@ -395,6 +395,13 @@ def corr_slot(pos, tab):
 
 
 @helper
+def corr_value(ss, side, slot):
+    """What correction history adds to the static eval of ``side`` to move at ``slot``: the
+    entry / ``corr_hist`` (one place for the scaling, which search and quiescence share)."""
+    return sdiv(ss.corr[side, slot], ss.prm[I_CORR_HIST])
+
+
+@helper
 def qsearch(d, alpha, beta, ply, qply, known_check):
     """Quiescence on the bundle d.  known_check is -1 for a new node; negamax passes 0 or 1
     (in check?) for the node it has already counted, polled and found undecided, so none of
@@ -428,7 +435,7 @@ def qsearch(d, alpha, beta, ply, qply, known_check):
     if not checked or ply >= MAXPLY - 1:
         stand = evaluate(d, alpha, beta)  # one call site: each is another inlined copy to compile
         if ss.prm[I_CORR_HIST] > 0 and not checked:
-            stand += sdiv(ss.corr[pos.st[K.ST_SIDE], corr_slot(pos, tab)], ss.prm[I_CORR_HIST])
+            stand += corr_value(ss, pos.st[K.ST_SIDE], corr_slot(pos, tab))
         if data >= 0 and ss.prm[I_QS_TT_STAND] != 0 and not checked \
                 and (bound & (BOUND_LOWER if tscore > stand else BOUND_UPPER)) != 0:
             stand = tscore
@@ -600,7 +607,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         raw = evaluate(d, np.int64(-INF), np.int64(INF))  # the one call site in negamax
         if ss.prm[I_CORR_HIST] > 0:
             cslot = corr_slot(pos, tab)
-            raw += sdiv(ss.corr[pos.st[K.ST_SIDE], cslot], ss.prm[I_CORR_HIST])
+            raw += corr_value(ss, pos.st[K.ST_SIDE], cslot)
         ss.seval[ply] = raw
         ev_static = raw
         if data >= 0 and abs(tscore) < MATE_BOUND \
