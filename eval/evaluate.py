@@ -29,9 +29,9 @@ from jitfish.movegen.kernels import Pos
 from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTYPES, CFG_RANKS, CFG_ROYAL, Tables
 
 from .network import nn_accumulator, nn_output
-from .sf_terms import distance, is_passed, sdiv, sf_king, sf_passed, sf_pawns, sf_threats
-from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_MOB_AREA, P_MOPUP,
-                     P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PAIR_TERMS, P_PASSED_PATH, P_PAWN_STRUCT, P_PHASE_TOTAL,
+from .sf_terms import distance, is_passed, sdiv, sf_king, sf_king_shelter, sf_passed, sf_pawns, sf_threats
+from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_KING_SHELTER, P_MOB_AREA,
+                     P_MOPUP, P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PAIR_TERMS, P_PASSED_PATH, P_PAWN_STRUCT, P_PHASE_TOTAL,
                      P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SF_SCALE, P_SHIELD, P_TEMPO, P_THREAT_PAWN,
                      EvalTables)
 
@@ -396,6 +396,12 @@ def evaluate_terms(d, alpha, beta):
             eg += mu * (2 * (4 - min(ev.near[k1], 4)) + max(0, 12 - dist))
         elif mat <= -margin and (wp0 | wp1) == K.ZERO:
             eg -= mu * (2 * (4 - min(ev.near[k0], 4)) + max(0, 12 - dist))
+    if ev.params[P_KING_SHELTER] != 0 and k0 >= 0 and k1 >= 0:
+        # Stockfish's pawn shelter and storm (its units, at sf_scale / 256)
+        sw_mg, sw_eg = sf_king_shelter(tab, ev, bb, pos.board, 0, k0, wp0, wp1, bp0, bp1)
+        sb_mg, sb_eg = sf_king_shelter(tab, ev, bb, pos.board, 1, k1, bp0, bp1, wp0, wp1)
+        mg += sdiv((sw_mg - sb_mg) * ev.params[P_SF_SCALE], 256)
+        eg += sdiv((sw_eg - sb_eg) * ev.params[P_SF_SCALE], 256)
     sh = ev.params[P_SHIELD]
     if sh != 0:
         if k0 >= 0:
