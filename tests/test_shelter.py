@@ -144,3 +144,35 @@ def test_king_shelter_needs_sf_scale() -> None:
     with pytest.raises(ValueError, match="king_shelter: needs sf_scale"):
         tables_from(spec, {**copy.deepcopy(w), "sf_scale": 0, "pawn_structure": False, "passed_path": False,
                            "king_shelter": True})
+
+
+def test_the_shelter_cache_gives_what_the_shelter_computes() -> None:
+    """``king_shelter`` is cached by the pawn key, both royal squares and the castling rights:
+    positions a move apart (king moves and castling among them) evaluated through one cache
+    equal each evaluated with a cache of its own."""
+    from jitfish.eval.evaluate import cache_for, pack_eval, static_eval
+
+    ev = _tables(True)
+    rng = random.Random(38)
+    shared = cache_for(None, ev)
+    hits = misses = 0
+    seen_castle = 0
+    starts = [p for p, _b in random_chess_positions(5, 30)] + [p for p, _b in _pawn_walls(6, 30)]
+    for pos in starts:
+        family = [pos]
+        for mv in pos.legal_moves():
+            child = pos.copy()
+            child.push(mv)
+            if child.legal_moves():
+                family.append(child)
+                seen_castle += "O-O" in pos.san(mv)
+        for p in rng.sample(family, min(10, len(family))):
+            filled = int((shared.skey != 0).sum())
+            got = int(static_eval(pack_eval(p.pos, p.tab, ev, shared)))
+            if int((shared.skey != 0).sum()) == filled:
+                hits += 1
+            else:
+                misses += 1
+            assert got == eval_of(p.pos, p.tab, ev), p.fen()
+    assert hits > 100 and misses > 100  # both paths taken
+    assert seen_castle > 0
