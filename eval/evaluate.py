@@ -34,8 +34,8 @@ from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTY
 from .network import nn_accumulator, nn_output
 from .sf_terms import castle_right, distance, is_passed, sdiv, sf_king, sf_king_shelter, sf_passed, sf_pawns, sf_threats
 from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_KING_SHELTER, P_MOB_AREA,
-                     P_MOPUP, P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PAIR_TERMS, P_PASSED_PATH, P_PAWN_STRUCT, P_PHASE_TOTAL,
-                     P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SF_SCALE, P_SHIELD, P_TEMPO, P_THREAT_PAWN,
+                     P_MOPUP, P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PAIR_TERMS, P_PASSED_PATH, P_PAWN_STRUCT,
+                     P_PHASE_TOTAL, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SF_SCALE, P_SHIELD, P_TEMPO, P_THREAT_PAWN,
                      EvalTables)
 
 __all__ = ["EvalCache", "new_cache", "clear_cache", "cache_for", "eval_of", "pack_eval", "unpack_eval", "evaluate",
