@@ -17,9 +17,6 @@ att         (24, 2, 2) uint64   scratch: attacks by type and colour, all, twice,
                                 pieces (``sf_king``, ``sf_threats``; rewritten by each evaluation)
 pkey, pval  (2**j,) uint64,     the pawn cache: ``pawn_key`` of the pawn-like pieces, and
             (2**j, 2) int64     ``pawn_structure``'s (mg, eg) White minus Black, at ``sf_scale``
-skey, sval  (2**j,) uint64,     the shelter cache: ``shelter_key`` (the pawn key, both royal
-            (2**j, 2) int64     squares, the castling rights), ``king_shelter``'s (mg, eg) White
-                                minus Black, at ``sf_scale``
 ==========  ==================  ==============================================================
 """
 from __future__ import annotations
@@ -32,10 +29,10 @@ from jitfish.movegen.kernels import Pos
 from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTYPES, CFG_RANKS, CFG_ROYAL, Tables
 
 from .network import nn_accumulator, nn_output
-from .sf_terms import castle_right, distance, is_passed, sdiv, sf_king, sf_king_shelter, sf_passed, sf_pawns, sf_threats
-from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_KING_SHELTER, P_MOB_AREA,
-                     P_MOPUP, P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PAIR_TERMS, P_PASSED_PATH, P_PAWN_STRUCT,
-                     P_PHASE_TOTAL, P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SF_SCALE, P_SHIELD, P_TEMPO, P_THREAT_PAWN,
+from .sf_terms import distance, is_passed, sdiv, sf_king, sf_passed, sf_pawns, sf_threats
+from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_MOB_AREA, P_MOPUP,
+                     P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PAIR_TERMS, P_PASSED_PATH, P_PAWN_STRUCT, P_PHASE_TOTAL,
+                     P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SF_SCALE, P_SHIELD, P_TEMPO, P_THREAT_PAWN,
                      EvalTables)
 
 __all__ = ["EvalCache", "new_cache", "clear_cache", "cache_for", "eval_of", "pack_eval", "unpack_eval", "evaluate",
@@ -45,7 +42,7 @@ INF = 32000  # beyond every score (the search's window bound too)
 EVAL_CACHE = 1 << 16  # entries of the evaluation cache
 LAZY_MARGIN = 300  # quiescence skips mobility and king safety this far outside its window
 
-EvalCache = array_tuple("EvalCache", "key:u1 val:i1 acc:i3 acc_key:u1 att:u3 pkey:u1 pval:i2 skey:u1 sval:i2")
+EvalCache = array_tuple("EvalCache", "key:u1 val:i1 acc:i3 acc_key:u1 att:u3 pkey:u1 pval:i2")
 PAWN_CACHE = 1 << 13  # entries of the pawn cache (a pawn structure repeats across most of a search)
 SF_ROWS = 24  # rows of the attack scratch (``EvalCache.att``): a row per type, then all, twice, pawn-like
 pack_eval, unpack_eval = bundle(Pos, Tables, EvalTables, EvalCache)
@@ -57,16 +54,14 @@ def new_cache(size: int = EVAL_CACHE, hidden: int = 1) -> EvalCache:
     return EvalCache(np.zeros(size, np.uint64), np.zeros(size, np.int64),
                      np.zeros((K.DIRTY_RING, 2, hidden), np.int64), np.zeros(K.DIRTY_RING, np.uint64),
                      np.zeros((SF_ROWS, 2, 2), np.uint64), np.zeros(PAWN_CACHE, np.uint64),
-                     np.zeros((PAWN_CACHE, 2), np.int64), np.zeros(PAWN_CACHE, np.uint64),
                      np.zeros((PAWN_CACHE, 2), np.int64))
 
 
 def clear_cache(cache: EvalCache) -> None:
-    """Forget every cached evaluation, accumulator, pawn structure and shelter (a new game, or other tables)."""
+    """Forget every cached evaluation, accumulator and pawn structure (a new game, or other tables)."""
     cache.key[:] = 0
     cache.acc_key[:] = 0
     cache.pkey[:] = 0
-    cache.skey[:] = 0
 
 
 def cache_for(cache: EvalCache | None, ev: EvalTables) -> EvalCache:
@@ -206,18 +201,6 @@ def pawn_key(tab, bb, wp0, wp1, bp0, bp1):
         if tab.pawnlike[t]:
             h = mix64(mix64(h, bb[K.ROW_TYPE + t, 0]), bb[K.ROW_TYPE + t, 1])
     return h | K.ONE
-
-
-@helper
-def shelter_key(tab, bb, board, pk, k0, k1):
-    """The shelter cache's key: the ``pawn_key`` pk mixed with both royal squares and the four
-    castling rights (``king_shelter`` depends on nothing else), never 0."""
-    rights = np.uint64(0)
-    for c in range(2):
-        for side in range(2):
-            if castle_right(tab, bb, board, c, side):
-                rights |= np.uint64(1 << (2 * c + side))
-    return mix64(mix64(mix64(pk, np.uint64(k0)), np.uint64(k1)), rights) | K.ONE
 
 
 @helper
@@ -385,11 +368,9 @@ def evaluate_terms(d, alpha, beta):
                     sign = 1 if (code - 1) & 1 == 0 else -1
                     mg += sign * ev.openf[t, 2 * fs]
                     eg += sign * ev.openf[t, 2 * fs + 1]
-    pk = np.uint64(0)
-    if ev.params[P_PAWN_STRUCT] != 0 or ev.params[P_KING_SHELTER] != 0:
-        pk = pawn_key(tab, bb, wp0, wp1, bp0, bp1)
     if ev.params[P_PAWN_STRUCT] != 0:
         # a function of the pawn-like pieces alone, so cached by their placement
+        pk = pawn_key(tab, bb, wp0, wp1, bp0, bp1)
         ps = pk & np.uint64(cache.pkey.shape[0] - 1)
         if cache.pkey[ps] != pk:
             sfs = ev.params[P_SF_SCALE]
@@ -415,20 +396,6 @@ def evaluate_terms(d, alpha, beta):
             eg += mu * (2 * (4 - min(ev.near[k1], 4)) + max(0, 12 - dist))
         elif mat <= -margin and (wp0 | wp1) == K.ZERO:
             eg -= mu * (2 * (4 - min(ev.near[k0], 4)) + max(0, 12 - dist))
-    if ev.params[P_KING_SHELTER] != 0 and k0 >= 0 and k1 >= 0:
-        # Stockfish's pawn shelter and storm (its units, at sf_scale / 256), cached as Stockfish
-        # keeps it in its pawn entry: by the pawn-like pieces, the royal squares and castling rights
-        sk = shelter_key(tab, bb, pos.board, pk, k0, k1)
-        ss = sk & np.uint64(cache.skey.shape[0] - 1)
-        if cache.skey[ss] != sk:
-            sfs = ev.params[P_SF_SCALE]
-            sw_mg, sw_eg = sf_king_shelter(tab, ev, bb, pos.board, 0, k0, wp0, wp1, bp0, bp1)
-            sb_mg, sb_eg = sf_king_shelter(tab, ev, bb, pos.board, 1, k1, bp0, bp1, wp0, wp1)
-            cache.sval[ss, 0] = sdiv((sw_mg - sb_mg) * sfs, 256)
-            cache.sval[ss, 1] = sdiv((sw_eg - sb_eg) * sfs, 256)
-            cache.skey[ss] = sk
-        mg += cache.sval[ss, 0]
-        eg += cache.sval[ss, 1]
     sh = ev.params[P_SHIELD]
     if sh != 0:
         if k0 >= 0:

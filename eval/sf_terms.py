@@ -6,91 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from jitfish.movegen import kernels as K
-from jitfish.movegen._jit import helper, lsb, msb
-from jitfish.movegen.tables import CFG_CASTLE_ROOK, CFG_CASTLING, CFG_FILES, CFG_RANKS
+from jitfish.movegen._jit import helper, lsb
+from jitfish.movegen.tables import CFG_FILES, CFG_RANKS
 
 from .tables import P_KS_MAJOR_VALUE, P_KS_NO_MAJOR
-
-@helper
-def nearest_rank(us, F, R, b0, b1):
-    """The rank, relative to side ``us``, of the piece of the set nearest ``us``'s first rank
-    (Stockfish's ``relative_rank(Us, frontmost_sq(Them, b))``), or 0 for an empty set."""
-    if b0 == K.ZERO and b1 == K.ZERO:
-        return 0
-    if us == 0:
-        return (lsb(b0) if b0 != K.ZERO else lsb(b1) + 64) // F
-    return R - 1 - (msb(b1) + 64 if b1 != K.ZERO else msb(b0)) // F
-
-
-@helper
-def sf_shelter_at(tab, ev, us, ksq, op0, op1, tp0, tp1):
-    """(mg, eg) of Stockfish 11's ``evaluate_shelter`` for side ``us`` with its royal piece on ksq:
-    on its file and the two next to it (kept on the board), its pawn-like pieces (op) and the
-    enemy's (tp) level with or ahead of the king, each file's nearest one by its relative rank."""
-    F = tab.cfg[CFG_FILES]
-    R = tab.cfg[CFG_RANKS]
-    kr = ksq // F
-    m0 = ev.behind[1 - us, kr, 0]  # the ranks level with the king and ahead of it
-    m1 = ev.behind[1 - us, kr, 1]
-    mg = np.int64(SF_SHELTER_START)
-    eg = np.int64(SF_SHELTER_START)
-    centre = min(max(ksq % F, 1), F - 2)
-    for f in range(centre - 1, centre + 2):
-        fm0 = ev.filemask[f, 0] & m0
-        fm1 = ev.filemask[f, 1] & m1
-        ours = min(nearest_rank(us, F, R, op0 & fm0, op1 & fm1), 6)
-        theirs = min(nearest_rank(us, F, R, tp0 & fm0, tp1 & fm1), 6)
-        dd = min(min(f, F - 1 - f), 3)
-        mg += SF_SHELTER[dd, ours]
-        if ours != 0 and ours == theirs - 1:
-            if theirs == 2:
-                mg -= SF_BLOCKED_STORM
-                eg -= SF_BLOCKED_STORM
-        else:
-            mg -= SF_STORM[dd, theirs]
-    return mg, eg
-
-
-@helper
-def castle_right(tab, bb, board, us, side):
-    """Side ``us`` may still castle on ``side`` (0 the king's, 1 the queen's): king and rook unmoved."""
-    if tab.cfg[CFG_CASTLING] == 0:
-        return False
-    kfr = tab.castle[us, side, 0]
-    rfr = tab.castle[us, side, 2]
-    if kfr < 0 or rfr < 0:
-        return False
-    if ((bb[K.ROW_UNMOVED, kfr >> 6] >> np.uint64(kfr & 63)) & K.ONE) == K.ZERO:
-        return False
-    if ((bb[K.ROW_UNMOVED, rfr >> 6] >> np.uint64(rfr & 63)) & K.ONE) == K.ZERO:
-        return False
-    return board[rfr] == 1 + 2 * tab.cfg[CFG_CASTLE_ROOK] + us
-
-
-@helper
-def sf_king_shelter(tab, ev, bb, board, us, ksq, op0, op1, tp0, tp1):
-    """(mg, eg) of Stockfish 11's ``do_king_safety`` for side ``us``: the shelter where its royal
-    piece stands, or where castling would take it if that is better (middlegame), less 16 per
-    step to its nearest pawn-like piece in the endgame."""
-    mg, eg = sf_shelter_at(tab, ev, us, ksq, op0, op1, tp0, tp1)
-    for side in range(2):
-        if castle_right(tab, bb, board, us, side):
-            cmg, ceg = sf_shelter_at(tab, ev, us, tab.castle[us, side, 1], op0, op1, tp0, tp1)
-            if cmg > mg:
-                mg = cmg
-                eg = ceg
-    F = tab.cfg[CFG_FILES]
-    dist = 0
-    if op0 != K.ZERO or op1 != K.ZERO:
-        dist = 1 << 20
-        for w in range(2):
-            b = op0 if w == 0 else op1
-            while b:
-                s = lsb(b) + 64 * w
-                b &= b - K.ONE
-                dist = min(dist, distance(F, ksq, s))
-    return mg, eg - SF_PAWN_DIST_EG * dist
-
 
 @helper
 def is_passed(ev, c, sq, wp0, wp1, bp0, bp1):
@@ -135,16 +54,6 @@ SF_UNOPPOSED_MG, SF_UNOPPOSED_EG = 13, 27
 SF_DOUBLED_MG, SF_DOUBLED_EG = 11, 56
 SF_WEAK_LEVER_EG = 56
 SF_SUPPORT = 21
-
-# Stockfish 11's pawn shelter and storm (pawns.cpp), middlegame, by [distance from the edge][relative
-# rank of the file's pawn, 0: none]; the blocked storm (mg and eg), the start bonus, and the pawn distance
-SF_SHELTER = np.array([[-6, 81, 93, 58, 39, 18, 25], [-43, 61, 35, -49, -29, -11, -63],
-                       [-10, 75, 23, -2, 32, 3, -45], [-39, -13, -29, -52, -48, -67, -166]], np.int64)
-SF_STORM = np.array([[85, -289, -166, 97, 50, 45, 50], [46, -25, 122, 45, 37, -10, 20],
-                     [-6, 51, 168, 34, -2, -22, -14], [-15, -11, 101, 4, 11, -15, -29]], np.int64)
-SF_BLOCKED_STORM = 82
-SF_SHELTER_START = 5
-SF_PAWN_DIST_EG = 16
 
 
 @helper

@@ -95,16 +95,6 @@ start position's).  Keys:
   times (the best promotion's value - the pawn's) / 800, at most 1, as Fairy-Stockfish scales it.
   (Stockfish's x-ray of a rook or queen behind the pawn, and its halving for candidate passers,
   are not kept.)
-- ``king_shelter = true`` (needs ``sf_scale``): Stockfish 11's pawn shelter and storm
-  (pawns.cpp, ``evaluate_shelter``): on the royal piece's file and the two next to it (kept on
-  the board), the own and the enemy pawn-like pieces level with it or ahead, each file's nearest
-  one by its relative rank (0: none); ``ShelterStrength[d][own]`` minus
-  ``UnblockedStorm[d][enemy]`` in the middlegame, d the file's distance from the edge (at most
-  3), except that an enemy pawn right in front of an own one costs (82, 82) if it stands on the
-  third rank and nothing else; plus (5, 5).  Where the side may still castle, the better (in the
-  middlegame) of that and the shelter on the castling target square; less 16 per step from the
-  royal piece to its nearest pawn-like piece in the endgame.  In Stockfish's units at
-  ``sf_scale`` / 256.  (Stockfish also takes 6/8 of the shelter off the king danger: not kept.)
 - ``psqt``, ``psqt_eg`` (in ``[pieces.X]``): a learned piece-square table, one integer per
   square of the board from White's side (a1 first, rank by rank: ``files * ranks`` numbers),
   added to the square values above in the middlegame and the endgame (``psqt_eg`` defaults to
@@ -184,8 +174,7 @@ __all__ = ["EvalTables", "eval_tables", "search_settings", "tables_from", "varia
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
  P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2, P_KING_DANGER_SQ, P_FILE_TERMS,
- P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE, P_MOB_AREA, P_PAWN_STRUCT, P_PASSED_PATH,
- P_KING_SHELTER) = range(22)
+ P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE, P_MOB_AREA, P_PAWN_STRUCT, P_PASSED_PATH) = range(21)
 N_PARAMS = 32
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
@@ -199,7 +188,7 @@ SCALAR_KEYS = ("pair", "pair_eg", "open_file", "open_file_eg", "half_open_file",
 MOB_N = 32  # mobility tables' length in the kernel (a count beyond it takes the last entry)
 TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "king_danger_sq", "mopup",
             "mopup_margin", "threat_pawn", "hanging", "pieces", "sf_scale", "king_no_major", "king_major_value",
-            "mobility_area", "pawn_structure", "passed_path", "king_shelter", "search"}
+            "mobility_area", "pawn_structure", "passed_path", "search"}
 THREAT_CLASSES = {"": 0, "minor": 1, "rook": 2}
 
 
@@ -651,7 +640,6 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     # which needs the whole area first, so ``mobility_area`` computes it up front
     params[P_MOB_AREA] = 0 if not area else 2 if any(mobility[t] and tab.pawnlike[t] for t in range(T)) else 1
     params[P_PAWN_STRUCT] = int(_switch(w, "pawn_structure", params[P_SF_SCALE]))
-    params[P_KING_SHELTER] = int(_switch(w, "king_shelter", params[P_SF_SCALE]))
     if _switch(w, "passed_path", params[P_SF_SCALE]):
         # Fairy-Stockfish scales a passed pawn by what it promotes to: (best promotion - pawn) over
         # (queen - pawn), here at chess's 900 and 100 (1/256 units; courier's Ferz makes it 22)

@@ -86,8 +86,7 @@ def test_pawn_structure_is_fairy_stockfishs(variant: str) -> None:
 @pytest.mark.parametrize("change, words", [({"pawn_structure": 1}, "pawn_structure"),
                                            ({"pawn_structure": True, "sf_scale": 0}, "sf_scale"),
                                            ({"passed_path": "yes"}, "passed_path"),
-                                           ({"passed_path": True, "pawn_structure": False, "king_shelter": False,
-                                             "sf_scale": 0},
+                                           ({"passed_path": True, "pawn_structure": False, "sf_scale": 0},
                                             "passed_path: needs sf_scale")])
 def test_bad_pawn_structure_is_refused_with_its_name(change: dict, words: str) -> None:
     spec = load_variant("chess")

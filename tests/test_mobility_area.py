@@ -60,7 +60,7 @@ def _weights() -> dict:
     w = copy.deepcopy(w)
     assert w.get("mobility_area") is True, "chess's weights are expected to use the mobility area"
     # the king danger reads the mobility: leave it out, with the Stockfish-unit pawn terms that need its scale
-    return {**w, "sf_scale": 0, "pawn_structure": False, "passed_path": False, "king_shelter": False}
+    return {**w, "sf_scale": 0, "pawn_structure": False, "passed_path": False}
 
 
 @pytest.mark.parametrize("seed", [1, 2])

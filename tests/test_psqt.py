@@ -31,11 +31,11 @@ def weights_dir(tmp_path, monkeypatch):
 def _sf_off(folder) -> None:
     """Stockfish's king danger (``sf_scale``) also reads the mobility difference, which the
     linear model of the fit does not hold: the tests of that model switch it off, and with it
-    the terms in Stockfish's units (``pawn_structure``, ``passed_path``, ``king_shelter``).  They write
+    the pawn terms in Stockfish's units (``pawn_structure``, ``passed_path``).  They write
     their own mobility tables, so the weight files' (Stockfish's) are taken out."""
     for f in folder.glob("*.toml"):
         text = re.sub(r"^sf_scale = \d+$", "sf_scale = 0", f.read_text(), flags=re.M)
-        text = re.sub(r"^(pawn_structure|passed_path|king_shelter) = true$", r"\1 = false", text, flags=re.M)
+        text = re.sub(r"^(pawn_structure|passed_path) = true$", r"\1 = false", text, flags=re.M)
         if not f.name.endswith(".psqt.toml"):
             text = re.sub(r"^mobility_table(_eg)? = \[.*\]$\n", "", text, flags=re.M)
         f.write_text(text)

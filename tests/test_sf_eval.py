@@ -147,7 +147,6 @@ def _weights_without_mobility() -> dict:
     # the pawn terms (pawn_structure, passed_path) have tests of their own (test_fsf_terms.py, test_eval.py)
     w.pop("pawn_structure", None)
     w.pop("passed_path", None)
-    w.pop("king_shelter", None)  # and the shelter (test_shelter.py)
     return w
 
 
