@@ -30,7 +30,7 @@ from jitfish.movegen.tables import CFG_CONVERSION, CFG_FIFTY, CFG_FILES, CFG_NTY
 
 from .network import nn_accumulator, nn_output
 from .sf_terms import distance, is_passed, sdiv, sf_king, sf_passed, sf_pawns, sf_threats
-from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_MOB_AREA, P_MOPUP,
+from .tables import (MOB_N, P_FILE_TERMS, P_HANGING, P_KING_DANGER, P_KING_DANGER_SQ, P_KING_SCALE, P_MOB_AREA, P_MOPUP,
                      P_MOPUP_MARGIN, P_NN_B2, P_NN_MODE, P_PAIR_TERMS, P_PASSED_PATH, P_PAWN_STRUCT, P_PHASE_TOTAL,
                      P_SAFETY_PENALTY, P_SAFETY_TYPE, P_SF_SCALE, P_SHIELD, P_TEMPO, P_THREAT_PAWN,
                      EvalTables)
@@ -582,8 +582,9 @@ def evaluate_terms(d, alpha, beta):
                                wp1 | bp1)
         tw_mg, tw_eg = sf_threats(tab, ev, bb, pos.board, A, 0, T, royal, wp0, wp1, bp0, bp1, occ0, occ1)
         tb_mg, tb_eg = sf_threats(tab, ev, bb, pos.board, A, 1, T, royal, bp0, bp1, wp0, wp1, occ0, occ1)
-        mg += sdiv((kb_mg - kw_mg + tw_mg - tb_mg) * sfs, 256)
-        eg += sdiv((kb_eg - kw_eg + tw_eg - tb_eg) * sfs, 256)
+        ks = ev.params[P_KING_SCALE]
+        mg += sdiv((kb_mg - kw_mg) * ks + (tw_mg - tb_mg) * sfs, 256)
+        eg += sdiv((kb_eg - kw_eg) * ks + (tw_eg - tb_eg) * sfs, 256)
         if ev.params[P_PASSED_PATH] != 0:
             pw_mg, pw_eg = sf_passed(tab, ev, A, T, 0, k0, k1, wp0, wp1, bp0, bp1, occ0, occ1)
             pb_mg, pb_eg = sf_passed(tab, ev, A, T, 1, k1, k0, bp0, bp1, wp0, wp1, occ0, occ1)

@@ -64,6 +64,8 @@ start position's).  Keys:
   attacked twice; 7 per enemy-attacked square it also attacks that is not strongly protected;
   (173, 94) per non-pawn piece attacked by a pawn-like piece standing safe.  The numbers in
   this paragraph are Stockfish's, in the kernel; what depends on the pieces is in the weights.
+- ``king_scale`` (needs ``sf_scale``; default ``sf_scale``): the king danger above at
+  ``king_scale`` / 256 instead, the threats staying at ``sf_scale`` / 256.
 - ``mobility_area = true``: ``mobility`` counts as Stockfish does: the squares a piece attacks
   (own pieces included) and the empty squares it moves to, within its side's mobility area:
   not its own royal piece, not its own pawn-like pieces that are blocked or on their second or
@@ -174,7 +176,8 @@ __all__ = ["EvalTables", "eval_tables", "search_settings", "tables_from", "varia
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 (P_TEMPO, P_SAFETY_TYPE, P_SAFETY_PENALTY, P_PHASE_TOTAL, P_SHIELD, P_KING_DANGER,
  P_MOPUP, P_MOPUP_MARGIN, P_THREAT_PAWN, P_HANGING, P_NN_MODE, P_NN_B2, P_KING_DANGER_SQ, P_FILE_TERMS,
- P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE, P_MOB_AREA, P_PAWN_STRUCT, P_PASSED_PATH) = range(21)
+ P_PAIR_TERMS, P_SF_SCALE, P_KS_NO_MAJOR, P_KS_MAJOR_VALUE, P_MOB_AREA, P_PAWN_STRUCT, P_PASSED_PATH,
+ P_KING_SCALE) = range(22)
 N_PARAMS = 32
 
 PIECE_KEYS = {"value", "centre", "advance", "value_eg", "centre_eg", "advance_eg", "mobility",
@@ -188,7 +191,7 @@ SCALAR_KEYS = ("pair", "pair_eg", "open_file", "open_file_eg", "half_open_file",
 MOB_N = 32  # mobility tables' length in the kernel (a count beyond it takes the last entry)
 TOP_KEYS = {"tempo", "safety_piece", "safety_penalty", "pawn_shield", "king_danger", "king_danger_sq", "mopup",
             "mopup_margin", "threat_pawn", "hanging", "pieces", "sf_scale", "king_no_major", "king_major_value",
-            "mobility_area", "pawn_structure", "passed_path", "search"}
+            "mobility_area", "pawn_structure", "passed_path", "king_scale", "search"}
 THREAT_CLASSES = {"": 0, "minor": 1, "rook": 2}
 
 
@@ -633,6 +636,9 @@ def tables_from(variant: Variant, w: dict[str, Any], _path: Path | None = None) 
     params[P_THREAT_PAWN] = int(w.get("threat_pawn", 0))
     params[P_HANGING] = int(w.get("hanging", 0))
     params[P_SF_SCALE] = int(w.get("sf_scale", 0))
+    params[P_KING_SCALE] = int(w.get("king_scale", params[P_SF_SCALE]))
+    if params[P_KING_SCALE] and not params[P_SF_SCALE]:
+        raise ValueError("king_scale: needs sf_scale (it scales sf_king, which sf_scale switches on)")
     params[P_KS_NO_MAJOR] = int(w.get("king_no_major", 0))
     params[P_KS_MAJOR_VALUE] = int(w.get("king_major_value", 1 << 40))
     area = _switch(w, "mobility_area")

@@ -31,9 +31,10 @@ def _bits(bb: int) -> set[int]:
     return set(chess.SquareSet(bb))
 
 
-def _reference(board: chess.Board, w: dict) -> tuple[int, int]:
-    """(mg, eg) of White's king safety and threats minus Black's, in Stockfish's units, from
-    the definitions in sf_king and sf_threats (mobility left out: the weights have none)."""
+def _reference(board: chess.Board, w: dict, king_only: bool = False) -> tuple[int, int]:
+    """(mg, eg) of White's king safety and threats minus Black's (``king_only``: the king safety
+    alone), in Stockfish's units, from the definitions in sf_king and sf_threats (mobility left out:
+    the weights have none)."""
     pieces = w["pieces"]
     value = {p: pieces[p].get("value", 0) for p in TYPES}
     att = {c: {t: set() for t in TYPES} for c in (chess.WHITE, chess.BLACK)}
@@ -135,6 +136,8 @@ def _reference(board: chess.Board, w: dict) -> tuple[int, int]:
 
     kw, kb = king(chess.WHITE), king(chess.BLACK)
     tw, tb = threats(chess.WHITE), threats(chess.BLACK)
+    if king_only:
+        return kb[0] - kw[0], kb[1] - kw[1]
     return kb[0] - kw[0] + tw[0] - tb[0], kb[1] - kw[1] + tw[1] - tb[1]
 
 
@@ -166,6 +169,29 @@ def test_sf_terms_match_a_python_reading_of_their_definitions(seed: int) -> None
         assert abs(got - want) <= 2, (pos.fen(), got, want, mg, eg)
         nonzero += abs(want) > 20
     assert nonzero > 30  # the positions exercise the terms
+
+
+def test_king_scale_scales_the_king_safety_alone() -> None:
+    """``king_scale`` weighs sf_king's danger on its own: the evaluation at king_scale 256 less the one
+    at king_scale 0 (both with sf_scale 256) is the reference's king safety alone, and leaving the key
+    out is king_scale = sf_scale."""
+    variant = load_variant("chess")
+    w = _weights_without_mobility()
+    full = tables_from(variant, {**w, "sf_scale": 256, "king_scale": 256})
+    none = tables_from(variant, {**w, "sf_scale": 256, "king_scale": 0})
+    default = tables_from(variant, {**w, "sf_scale": 256})
+    nonzero = 0
+    for pos, board in random_chess_positions(3, 60):
+        mg, eg = _reference(board, w, king_only=True)
+        phase = kernel_phase(full, pos)
+        want = (mg * phase + eg * (256 - phase)) / 256
+        got = _white_eval(pos, full) - _white_eval(pos, none)
+        assert abs(got - want) <= 2, (pos.fen(), got, want, mg, eg)
+        assert _white_eval(pos, default) == _white_eval(pos, full)
+        nonzero += abs(want) > 20
+    assert nonzero > 20  # the positions exercise the king safety
+    with pytest.raises(ValueError, match="king_scale"):
+        tables_from(variant, {**w, "sf_scale": 0, "king_scale": 100})
 
 
 
