@@ -11,8 +11,9 @@ that wins there may still not play the moves fairy-stockfish punishes less, or t
 1. Positions: every position of the ``--pgn`` games where ``--who`` was to move on its own (not a
    ``{book}`` move), from move ``--min-move`` to ``--max-move``, not in check, unique, and
    ``--positions`` of them drawn with ``--seed``.
-2. Each ``--engine`` chooses a move in each position with ``--movetime`` seconds (or its own ``st=``; a new game
-   from the FEN each time: no history, an empty hash where the engine clears it on a new game).
+2. Each ``--engine`` chooses a move in each position with ``--movetime`` seconds (or its own ``st=``,
+   ``depth=`` or ``nodes=``; a new game from the FEN each time: no history, an empty hash where
+   the engine clears it on a new game).
 3. fairy-stockfish (``--fsf``, one thread) searches each position to ``--depth`` for its own best
    move, and judges every chosen move (and its own) by a search of the position after it to
    ``--depth`` - 1: a move's worth is minus that score, from the mover's side, clipped to
@@ -147,9 +148,10 @@ def _work(args, configs: list[EngineConfig], fens: list[str], cache: dict, lock:
             turn = 0 if fen.split()[1] == "w" else 1
             choices = []
             for eng, cfg in zip(engines, configs):
-                mt = cfg.limits.movetime if cfg.limits and cfg.limits.movetime else args.movetime
-                eng.new_game(Limits(movetime=mt), fen)
-                r = eng.go(GoRequest(moves=[], side=turn, budget=mt * 10 + 30))
+                lim = cfg.limits if cfg.limits and (cfg.limits.movetime or cfg.limits.depth or cfg.limits.nodes) \
+                    else Limits(movetime=args.movetime)
+                eng.new_game(lim, fen)
+                r = eng.go(GoRequest(moves=[], side=turn, budget=(lim.movetime or 0) * 10 + 120))
                 choices.append(Position(args.variant, fen).move_name(
                     Position(args.variant, fen).parse_move(r.move)) if r.move else "")
             ref = judge.best(fen)
@@ -179,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clip", type=int, default=1000, help="centipawns a judged score is clipped to")
     ap.add_argument("--big", type=int, default=100, help="a loss this large counts as a mistake")
     ap.add_argument("--engine", action="append", required=True, metavar="SETTINGS",
-                    help="an engine as for jitfish match (cmd=...,name=...; st=SECONDS its own time a move); the "
+                    help="an engine as for jitfish match (cmd=...,name=...; st=SECONDS, depth=N or nodes=N its own "
+                         "limit); the "
                          "first is the base")
     ap.add_argument("--fsf", default=FSF, help="the judging fairy-stockfish")
     ap.add_argument("--workers", type=int, default=2)
