@@ -154,6 +154,9 @@ PARAMS = {
     "corr_hist": 0,          # n > 0: the static evaluation (search and quiescence) plus correction history / n
                              #    (Stockfish 16's pawn correction history: entries within +/- CORR_MAX, learnt
                              #    from quiet nodes' results; n = 32 adds at most 32 cp)
+    "razor": 0,              # n > 0: at depth 1 in non-PV nodes not in check, a static eval at least n below alpha
+                             #    returns quiescence's score (Stockfish 11's razoring: RazorMargin 531 of its
+                             #    units, n = 211 at chess's sf_scale)
     # the root's aspiration windows (engine/api.py, read by Python)
     "asp_sf": 0,             # 1: Stockfish 11's windows: from depth 4, +/- aspiration around the last score; a
                              #    fail low lowers beta to the middle and alpha to the score - window, a fail
@@ -179,7 +182,7 @@ PARAM_NAMES = tuple(PARAMS)
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
  I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
  I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_NULL_MARGIN, I_NULL_SLOPE, I_LMR_STAT, I_EXT_LASTCAP,
- I_KILLER_CLEAR, I_CORR_HIST, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC, I_TM_MTG) = range(len(PARAM_NAMES))
+ I_KILLER_CLEAR, I_CORR_HIST, I_RAZOR, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC, I_TM_MTG) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
     and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" and PARAM_NAMES[I_CONT_ORDER] == "cont_order" \
@@ -188,7 +191,7 @@ assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGI
     and PARAM_NAMES[I_NULL_MARGIN] == "null_margin" and PARAM_NAMES[I_NULL_SLOPE] == "null_slope" \
     and PARAM_NAMES[I_LMR_STAT] == "lmr_stat" \
     and PARAM_NAMES[I_EXT_LASTCAP] == "ext_lastcap" and PARAM_NAMES[I_KILLER_CLEAR] == "killer_clear" \
-    and PARAM_NAMES[I_CORR_HIST] == "corr_hist" \
+    and PARAM_NAMES[I_CORR_HIST] == "corr_hist" and PARAM_NAMES[I_RAZOR] == "razor" \
     and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
     and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic" and PARAM_NAMES[I_TM_MTG] == "tm_mtg", \
     "the I_* indices follow PARAMS' order"
@@ -619,8 +622,10 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     if ss.prm[I_KILLER_CLEAR] != 0:
         ss.killers[ply + 2, 0] = 0
         ss.killers[ply + 2, 1] = 0
-    # Step 5. Static pruning (not in check, not in PV): reverse futility, then null move
+    # Step 5. Static pruning (not in check, not in PV): razoring, reverse futility, then null move
     if not pv_node and not checked and ply > 0 and excluded == 0:
+        if depth == 1 and ss.prm[I_RAZOR] > 0 and ev_static + ss.prm[I_RAZOR] <= alpha:
+            return qsearch(d, alpha, beta, ply, np.int64(0), np.int64(0))
         if depth <= ss.prm[I_RFP_DEPTH] and abs(beta) < MATE_BOUND \
                 and ev_static - ss.prm[I_RFP_MARGIN] * (depth - (1 if improving else 0)) >= beta:
             return ev_static

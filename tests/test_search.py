@@ -336,7 +336,7 @@ CANDIDATE_PARAMS = {"probcut_depth": 5, "qs_checks": 1, "null_reduction": 2, "nu
                     "hist_pv": 1, "hist_big": 1, "cont6": 1, "lmr_escape": 2, "lmr_opp": 14,
                     "cont_order": 200, "lmr_ttcap": 1, "asp_sf": 1, "lmr_cap": 1, "lmr_check": 1,
                     "lmr_ttpv": 2, "null_margin": 137, "lmr_stat": 1,
-                    "ext_lastcap": 1000, "killer_clear": 1, "corr_hist": 32}
+                    "ext_lastcap": 1000, "killer_clear": 1, "corr_hist": 32, "razor": 211}
 
 # middlegames with captures and checks about: every switch below changes these trees
 SWITCH_FENS = [
@@ -367,7 +367,7 @@ def _tree_nodes(switch: str | None) -> int:
                                     "hist_pv", "hist_big", "cont6", "lmr_escape=2", "lmr_opp=14",
                                     "cont_order=50", "lmr_ttcap", "asp_sf", "lmr_cap", "lmr_check",
                                     "lmr_ttpv=2", "null_margin=137",
-                                    "lmr_stat", "ext_lastcap=9000", "killer_clear", "corr_hist=32"])
+                                    "lmr_stat", "ext_lastcap=9000", "killer_clear", "corr_hist=32", "razor=211"])
 def test_pruning_switches_change_the_tree(switch: str) -> None:
     """Each pruning switch is read by the search: turned on, the same searches visit a different
     number of nodes (how many fewer is measured in bench/RESULTS.md, on many positions; on three
