@@ -47,6 +47,7 @@ from tqdm import tqdm
 
 from jitfish.bench.match_cli import engine_config
 from jitfish.bench.pgn_stats import parse_comment
+from jitfish.bench.tune_psqt import _fen_key
 from jitfish.movegen import Position, load_spec
 from jitfish.movegen.pgn import read_pgn
 from jitfish.protocol.client import EngineConfig, GoRequest, Limits, open_engine
@@ -75,7 +76,7 @@ def game_positions(variant: str, paths: list[Path], who: str, min_move: int, max
                     if pos.turn == side and min_move <= move_no <= max_move and comment.strip() != "book" \
                             and parse_comment(comment)[2] is not None and not pos.is_check():
                         fen = pos.fen()
-                        key = " ".join(fen.split()[:4])
+                        key = _fen_key(fen)
                         if key not in seen:
                             seen.add(key)
                             out.append(fen)
@@ -152,8 +153,8 @@ def _work(args, configs: list[EngineConfig], fens: list[str], cache: dict, lock:
                     else Limits(movetime=args.movetime)
                 eng.new_game(lim, fen)
                 r = eng.go(GoRequest(moves=[], side=turn, budget=(lim.movetime or 0) * 10 + 120))
-                choices.append(Position(args.variant, fen).move_name(
-                    Position(args.variant, fen).parse_move(r.move)) if r.move else "")
+                pos = Position(args.variant, fen)
+                choices.append(pos.move_name(pos.parse_move(r.move)) if r.move else "")
             ref = judge.best(fen)
             base = judge.worth(fen, ref)
             losses = [base - judge.worth(fen, m) if m else 2 * args.clip for m in choices]
@@ -182,8 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--big", type=int, default=100, help="a loss this large counts as a mistake")
     ap.add_argument("--engine", action="append", required=True, metavar="SETTINGS",
                     help="an engine as for jitfish match (cmd=...,name=...; st=SECONDS, depth=N or nodes=N its own "
-                         "limit); the "
-                         "first is the base")
+                         "limit); the first is the base")
     ap.add_argument("--fsf", default=FSF, help="the judging fairy-stockfish")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--cache", type=Path, help="JSON file of judgements kept across runs")
