@@ -50,11 +50,12 @@ import numpy as np
 
 from jitfish.eval import EvalCache, EvalTables, evaluate
 from jitfish.eval.evaluate import INF, pawn_key, pawn_sets, sdiv
+from jitfish.eval.sf_terms import is_passed
 from jitfish.movegen import kernels as K
 from jitfish.movegen._jit import array_tuple, bundle, helper, kernel
 from jitfish.movegen.kernels import Pos, move_from, move_kind, move_promo, move_to
-from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CFG_EXT_MASK, CFG_FIFTY, CFG_NTYPES,
-                                    CFG_ROYAL, CFG_STALEMATE_LOSS, Tables)
+from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CFG_EXT_MASK, CFG_FIFTY, CFG_FILES,
+                                    CFG_NTYPES, CFG_RANKS, CFG_ROYAL, CFG_STALEMATE_LOSS, Tables)
 
 from .ordering import (captured_value, cont_index, cont_update, hist_update, is_tactical, pick, prior_refuted,
                        prior_update, quiet_score, quiet_stats, score_moves, see_ge, stat_bonus)
@@ -157,6 +158,10 @@ PARAMS = {
     "razor": 0,              # n > 0: at depth 1 in non-PV nodes not in check, a static eval at least n below alpha
                              #    returns quiescence's score (Stockfish 11's razoring: RazorMargin 531 of its
                              #    units, n = 211 at chess's sf_scale)
+    "ext_castle": 0,         # 1: a castling move one ply deeper (Stockfish 11's castling extension)
+    "ext_passed": 0,         # 1: the first killer one ply deeper where it pushes a pawn-like piece from the far half
+                             #    of the board that no enemy pawn-like piece stops (Stockfish 11's passed-pawn
+                             #    extension: advanced_pawn_push and pawn_passed)
     # the root's aspiration windows (engine/api.py, read by Python)
     "asp_sf": 0,             # 1: Stockfish 11's windows: from depth 4, +/- aspiration around the last score; a
                              #    fail low lowers beta to the middle and alpha to the score - window, a fail
@@ -182,7 +187,7 @@ PARAM_NAMES = tuple(PARAMS)
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
  I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
  I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_NULL_MARGIN, I_NULL_SLOPE, I_LMR_STAT, I_EXT_LASTCAP,
- I_KILLER_CLEAR, I_CORR_HIST, I_RAZOR, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC, I_TM_MTG) = range(len(PARAM_NAMES))
+ I_KILLER_CLEAR, I_CORR_HIST, I_RAZOR, I_EXT_CASTLE, I_EXT_PASSED, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC, I_TM_MTG) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
     and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" and PARAM_NAMES[I_CONT_ORDER] == "cont_order" \
@@ -192,6 +197,7 @@ assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGI
     and PARAM_NAMES[I_LMR_STAT] == "lmr_stat" \
     and PARAM_NAMES[I_EXT_LASTCAP] == "ext_lastcap" and PARAM_NAMES[I_KILLER_CLEAR] == "killer_clear" \
     and PARAM_NAMES[I_CORR_HIST] == "corr_hist" and PARAM_NAMES[I_RAZOR] == "razor" \
+    and PARAM_NAMES[I_EXT_CASTLE] == "ext_castle" and PARAM_NAMES[I_EXT_PASSED] == "ext_passed" \
     and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
     and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic" and PARAM_NAMES[I_TM_MTG] == "tm_mtg", \
     "the I_* indices follow PARAMS' order"
@@ -833,6 +839,10 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                 K.unmake_move(d)
                 ext = 1 if see_ge(pos, tab, ev, m, np.int64(0)) else 0
                 K.make_move(d, m)
+        if ext == 0 and ss.prm[I_EXT_CASTLE] != 0 and move_kind(m) == K.KIND_CASTLE:
+            ext = 1
+        elif ext == 0 and ss.prm[I_EXT_PASSED] != 0 and m == ss.killers[ply, 0] and passed_push(pos, tab, ev, us, m):
+            ext = 1
         # PVS with LMR as a sequence of (reduction, null window?) searches through one call
         # site: every recursive call site is another inlined copy for LLVM to compile.
         if r > 0:
@@ -955,6 +965,22 @@ def piece_material(pos, tab, ev):
         if not tab.pawnlike[t] and t != tab.cfg[CFG_ROYAL]:
             total += (pos.cnt[0, t] + pos.cnt[1, t]) * ev.value[t]
     return total
+
+
+@helper
+def passed_push(pos, tab, ev, us, m):
+    """The move m of side us, just made, pushed a pawn-like piece from the far half of the board
+    (Stockfish's advanced_pawn_push: from beyond the fourth rank of eight) to a square where no enemy
+    pawn-like piece stands ahead of it on its own or a neighbouring file (its pawn_passed)."""
+    code = pos.board[move_to(m)]
+    if code == 0 or not tab.pawnlike[(code - 1) >> 1]:
+        return False
+    R = tab.cfg[CFG_RANKS]
+    r = move_from(m) // tab.cfg[CFG_FILES]
+    if (r if us == 0 else R - 1 - r) < R // 2:
+        return False
+    wp0, wp1, bp0, bp1 = pawn_sets(tab, pos.bb)
+    return is_passed(ev, us, move_to(m), wp0, wp1, bp0, bp1)
 
 
 @helper

@@ -336,13 +336,16 @@ CANDIDATE_PARAMS = {"probcut_depth": 5, "qs_checks": 1, "null_reduction": 2, "nu
                     "hist_pv": 1, "hist_big": 1, "cont6": 1, "lmr_escape": 2, "lmr_opp": 14,
                     "cont_order": 200, "lmr_ttcap": 1, "asp_sf": 1, "lmr_cap": 1, "lmr_check": 1,
                     "lmr_ttpv": 2, "null_margin": 137, "lmr_stat": 1,
-                    "ext_lastcap": 1000, "killer_clear": 1, "corr_hist": 32, "razor": 211}
+                    "ext_lastcap": 1000, "killer_clear": 1, "corr_hist": 32, "razor": 211,
+                    "ext_castle": 1, "ext_passed": 1}
 
-# middlegames with captures and checks about: every switch below changes these trees
+# middlegames with captures and checks about (and a pawn ending): every switch below changes these trees
 SWITCH_FENS = [
     ("chess", "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9"),
     ("chess", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
     ("courier", "r1ebmk1wbe1r/1p1n4ppp1/2p1ppfp3n/p2p2p4p/P4PP4P/3PP1FP3R/1PPN2K1PPP1/R1EBM2WBEN1 w - - 1 9"),
+    # and a pawn ending where pawns become passed and push (ext_passed)
+    ("chess", "6k1/pp3pp1/2p4p/3P4/2P5/1P4P1/P4P1P/6K1 w - - 0 30"),
 ]
 
 
@@ -367,7 +370,8 @@ def _tree_nodes(switch: str | None) -> int:
                                     "hist_pv", "hist_big", "cont6", "lmr_escape=2", "lmr_opp=14",
                                     "cont_order=50", "lmr_ttcap", "asp_sf", "lmr_cap", "lmr_check",
                                     "lmr_ttpv=2", "null_margin=137",
-                                    "lmr_stat", "ext_lastcap=9000", "killer_clear", "corr_hist=32", "razor=211"])
+                                    "lmr_stat", "ext_lastcap=9000", "killer_clear", "corr_hist=32", "razor=211",
+                                    "ext_castle", "ext_passed"])
 def test_pruning_switches_change_the_tree(switch: str) -> None:
     """Each pruning switch is read by the search: turned on, the same searches visit a different
     number of nodes (how many fewer is measured in bench/RESULTS.md, on many positions; on three
