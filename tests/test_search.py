@@ -374,8 +374,8 @@ def _tree_nodes(switch: str | None) -> int:
                                     "ext_castle", "ext_passed"])
 def test_pruning_switches_change_the_tree(switch: str) -> None:
     """Each pruning switch is read by the search: turned on, the same searches visit a different
-    number of nodes (how many fewer is measured in bench/RESULTS.md, on many positions; on three
-    it can go either way).  A switch that the weight files of every variant of the three
+    number of nodes (how many fewer is measured in bench/RESULTS.md, on many positions; on four
+    it can go either way).  A switch that the weight files of every variant of the four
     positions already set to that value (``[search]``: ``asp_sf``, ``lmr_stat`` in chess and
     courier) is turned back to PARAMS' default instead, so the test stays right as switches
     enter the tables."""
