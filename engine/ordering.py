@@ -1,5 +1,6 @@
-"""Move ordering for the search kernels: which moves are tactical, static exchange evaluation,
-the ordering scores, and the quiet-move histories with their updates (Stockfish's "gravity").
+"""Move ordering for the search kernels: which moves are tactical (and which push a passed pawn,
+for the search's ``ext_passed``), static exchange evaluation, the ordering scores, and the
+quiet-move histories with their updates (Stockfish's "gravity").
 
 ``engine/search.py`` calls these on its ``SearchTables`` (``ss``): ``killers``, ``history``,
 ``cont`` (continuation history), ``cmove`` and ``mcount`` (the move played at each ply of the
@@ -9,13 +10,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from jitfish.eval.evaluate import pawn_sets
+from jitfish.eval.sf_terms import is_passed
 from jitfish.movegen import kernels as K
 from jitfish.movegen._jit import helper
 from jitfish.movegen.kernels import move_from, move_kind, move_promo, move_to
-from jitfish.movegen.tables import CFG_CHECK, CFG_CONVERSION, CFG_NSQ, CFG_NTYPES, CFG_ROYAL
+from jitfish.movegen.tables import CFG_CHECK, CFG_CONVERSION, CFG_FILES, CFG_NSQ, CFG_NTYPES, CFG_RANKS, CFG_ROYAL
 
 __all__ = ["is_tactical", "captured_value", "see_ge", "score_moves", "cont_index", "quiet_score", "pick", "quiet_stats",
-           "stat_bonus", "prior_update", "prior_refuted", "hist_update", "cont_update", "HIST_MAX", "SEE_ROYAL"]
+           "stat_bonus", "prior_update", "prior_refuted", "hist_update", "cont_update", "passed_push", "HIST_MAX",
+           "SEE_ROYAL"]
 
 HIST_MAX = 16384  # history values stay within +/- this (gravity)
 SEE_ROYAL = 20000  # the royal piece's value in an exchange: it captures last
@@ -253,3 +257,19 @@ def cont_update(ss, c1, c2, c4, c6, ci, bonus):
     for c in (c1, c2, c4, c6):
         if c >= 0:
             ss.cont[c, ci] = gravity(ss.cont[c, ci], bonus)
+
+
+@helper
+def passed_push(pos, tab, ev, us, m):
+    """The move m of side us, just made, pushed a pawn-like piece from the far half of the board
+    (Stockfish's advanced_pawn_push: from beyond the fourth rank of eight) to a square where no enemy
+    pawn-like piece stands ahead of it on its own or a neighbouring file (its pawn_passed)."""
+    code = pos.board[move_to(m)]
+    if code == 0 or not tab.pawnlike[(code - 1) >> 1]:
+        return False
+    R = tab.cfg[CFG_RANKS]
+    r = move_from(m) // tab.cfg[CFG_FILES]
+    if (r if us == 0 else R - 1 - r) < R // 2:
+        return False
+    wp0, wp1, bp0, bp1 = pawn_sets(tab, pos.bb)
+    return is_passed(ev, us, move_to(m), wp0, wp1, bp0, bp1)

@@ -50,15 +50,14 @@ import numpy as np
 
 from jitfish.eval import EvalCache, EvalTables, evaluate
 from jitfish.eval.evaluate import INF, pawn_key, pawn_sets, sdiv
-from jitfish.eval.sf_terms import is_passed
 from jitfish.movegen import kernels as K
 from jitfish.movegen._jit import array_tuple, bundle, helper, kernel
 from jitfish.movegen.kernels import Pos, move_from, move_kind, move_promo, move_to
-from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CFG_EXT_MASK, CFG_FIFTY, CFG_FILES,
-                                    CFG_NTYPES, CFG_RANKS, CFG_ROYAL, CFG_STALEMATE_LOSS, Tables)
+from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CFG_EXT_MASK, CFG_FIFTY, CFG_NTYPES,
+                                    CFG_ROYAL, CFG_STALEMATE_LOSS, Tables)
 
-from .ordering import (captured_value, cont_index, cont_update, hist_update, is_tactical, pick, prior_refuted,
-                       prior_update, quiet_score, quiet_stats, score_moves, see_ge, stat_bonus)
+from .ordering import (captured_value, cont_index, cont_update, hist_update, is_tactical, passed_push, pick,
+                       prior_refuted, prior_update, quiet_score, quiet_stats, score_moves, see_ge, stat_bonus)
 
 __all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
            "I_ASP_SF", "I_KILLER_CLEAR", "CORR_SIZE", "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX",
@@ -966,22 +965,6 @@ def piece_material(pos, tab, ev):
         if not tab.pawnlike[t] and t != tab.cfg[CFG_ROYAL]:
             total += (pos.cnt[0, t] + pos.cnt[1, t]) * ev.value[t]
     return total
-
-
-@helper
-def passed_push(pos, tab, ev, us, m):
-    """The move m of side us, just made, pushed a pawn-like piece from the far half of the board
-    (Stockfish's advanced_pawn_push: from beyond the fourth rank of eight) to a square where no enemy
-    pawn-like piece stands ahead of it on its own or a neighbouring file (its pawn_passed)."""
-    code = pos.board[move_to(m)]
-    if code == 0 or not tab.pawnlike[(code - 1) >> 1]:
-        return False
-    R = tab.cfg[CFG_RANKS]
-    r = move_from(m) // tab.cfg[CFG_FILES]
-    if (r if us == 0 else R - 1 - r) < R // 2:
-        return False
-    wp0, wp1, bp0, bp1 = pawn_sets(tab, pos.bb)
-    return is_passed(ev, us, move_to(m), wp0, wp1, bp0, bp1)
 
 
 @helper
