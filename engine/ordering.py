@@ -1,6 +1,7 @@
 """Move ordering for the search kernels: which moves are tactical (and which push a passed pawn,
 for the search's ``ext_passed``), static exchange evaluation, the ordering scores, and the
-quiet-move histories with their updates (Stockfish's "gravity").
+quiet-move histories with their updates (Stockfish's "gravity"); and the material counts the
+pruning asks (``few_pieces``, ``piece_material``, ``has_pieces``).
 
 ``engine/search.py`` calls these on its ``SearchTables`` (``ss``): ``killers``, ``history``,
 ``cont`` (continuation history), ``cmove`` and ``mcount`` (the move played at each ply of the
@@ -151,6 +152,17 @@ def score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6, cont_w):
 
 
 @helper
+def staged_moves(d, pos, tab, ss, ev, ply, tt_move, c1, c2, c4, c6, cont_w):
+    """The moves after a TT move searched before any generation (``tt_first``): every legal move
+    generated and scored now (with the histories its search left), the TT move in slot 0 as
+    ``pick`` puts it there; returns their number."""
+    n = K.generate(d, ss.moves[ply], np.int64(K.GEN_ALL))
+    score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6, cont_w)
+    pick(ss, ply, 0, n)
+    return n
+
+
+@helper
 def cont_index(pos, tab, ss, m):
     """The continuation-history index of move m in this position: moving piece type, target."""
     t = (pos.board[move_from(m)] - 1) >> 1
@@ -273,3 +285,35 @@ def passed_push(pos, tab, ev, us, m):
         return False
     wp0, wp1, bp0, bp1 = pawn_sets(tab, pos.bb)
     return is_passed(ev, us, move_to(m), wp0, wp1, bp0, bp1)
+
+
+@helper
+def few_pieces(pos, tab):
+    """The side not to move has two pieces or fewer (one capture from a bare king)."""
+    left = 0
+    for t in range(tab.cfg[CFG_NTYPES]):
+        left += pos.cnt[1 - pos.st[K.ST_SIDE], t]
+    return left <= 2
+
+
+@helper
+def piece_material(pos, tab, ev):
+    """Both sides' pieces that are not pawn-like or royal, in ``ev.value`` (Stockfish's
+    non_pawn_material())."""
+    total = 0
+    for t in range(tab.cfg[CFG_NTYPES]):
+        if not tab.pawnlike[t] and t != tab.cfg[CFG_ROYAL]:
+            total += (pos.cnt[0, t] + pos.cnt[1, t]) * ev.value[t]
+    return total
+
+
+@helper
+def has_pieces(pos, tab):
+    """The side to move has a piece that is not pawn-like or royal (null move is then safe)."""
+    us = pos.st[K.ST_SIDE]
+    for t in range(tab.cfg[CFG_NTYPES]):
+        if tab.pawnlike[t] or t == tab.cfg[CFG_ROYAL]:
+            continue
+        if pos.cnt[us, t] > 0:
+            return True
+    return False

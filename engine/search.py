@@ -54,10 +54,11 @@ from jitfish.movegen import kernels as K
 from jitfish.movegen._jit import array_tuple, bundle, helper, kernel
 from jitfish.movegen.kernels import Pos, move_from, move_kind, move_promo, move_to
 from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CFG_EXT_MASK, CFG_FIFTY, CFG_NTYPES,
-                                    CFG_ROYAL, CFG_STALEMATE_LOSS, Tables)
+                                    CFG_STALEMATE_LOSS, Tables)
 
-from .ordering import (captured_value, cont_index, cont_update, hist_update, is_tactical, passed_push, pick,
-                       prior_refuted, prior_update, quiet_score, quiet_stats, score_moves, see_ge, stat_bonus)
+from .ordering import (captured_value, cont_index, cont_update, few_pieces, has_pieces, hist_update, is_tactical,
+                       passed_push, pick, piece_material, prior_refuted, prior_update, quiet_score, quiet_stats,
+                       score_moves, see_ge, staged_moves, stat_bonus)
 
 __all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
            "I_ASP_SF", "I_KILLER_CLEAR", "CORR_SIZE", "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX",
@@ -161,6 +162,8 @@ PARAMS = {
     "ext_passed": 0,         # 1: the first killer one ply deeper where it pushes a pawn-like piece from the far half
                              #    of the board that no enemy pawn-like piece stops (Stockfish 11's passed-pawn
                              #    extension: advanced_pawn_push and pawn_passed)
+    "tt_first": 0,           # 1: a legal TT move is searched before the other moves are generated and scored (Stockfish's
+                             #    staged picker: a cut by it costs no generation), 0: all generated first
     # the root's aspiration windows (engine/api.py, read by Python)
     "asp_sf": 0,             # 1: Stockfish 11's windows: from depth 4, +/- aspiration around the last score; a
                              #    fail low lowers beta to the middle and alpha to the score - window, a fail
@@ -186,7 +189,7 @@ PARAM_NAMES = tuple(PARAMS)
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
  I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
  I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_NULL_MARGIN, I_NULL_SLOPE, I_LMR_STAT, I_EXT_LASTCAP,
- I_KILLER_CLEAR, I_CORR_HIST, I_RAZOR, I_EXT_CASTLE, I_EXT_PASSED, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC,
+ I_KILLER_CLEAR, I_CORR_HIST, I_RAZOR, I_EXT_CASTLE, I_EXT_PASSED, I_TT_FIRST, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC,
  I_TM_MTG) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
@@ -198,7 +201,7 @@ assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGI
     and PARAM_NAMES[I_EXT_LASTCAP] == "ext_lastcap" and PARAM_NAMES[I_KILLER_CLEAR] == "killer_clear" \
     and PARAM_NAMES[I_CORR_HIST] == "corr_hist" and PARAM_NAMES[I_RAZOR] == "razor" \
     and PARAM_NAMES[I_EXT_CASTLE] == "ext_castle" and PARAM_NAMES[I_EXT_PASSED] == "ext_passed" \
-    and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
+    and PARAM_NAMES[I_TT_FIRST] == "tt_first" and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
     and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic" and PARAM_NAMES[I_TM_MTG] == "tm_mtg", \
     "the I_* indices follow PARAMS' order"
 
@@ -723,19 +726,25 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
             singular = True
         elif sbeta >= beta:
             return sbeta  # multi-cut: several moves beat beta
-    # Step 8. Generate; no legal move is a terminal verdict
-    n = K.generate(d, ss.moves[ply], np.int64(K.GEN_ALL))
-    if n == 0:
-        if checked or tab.cfg[CFG_STALEMATE_LOSS]:
-            return mated_in(ply)
-        return 0
-    if excluded != 0:
-        n = drop_move(ss, ply, n, excluded)
+    # Step 8. Generate (no legal move is a terminal verdict), or with tt_first a legal TT move alone
+    # until it has been searched (staged_moves then)
+    staged = ss.prm[I_TT_FIRST] != 0 and ply > 0 and excluded == 0 and tt_move != 0 \
+        and K.legal_move(d, tt_move) == 1
+    if staged:
+        n = 1
+        ss.moves[ply, 0] = tt_move
+        ss.mscore[ply, 0] = 1 << 40
+    else:
+        n = K.generate(d, ss.moves[ply], np.int64(K.GEN_ALL))
         if n == 0:
-            return alpha  # the TT move was the only move: it is singular
-    if ply == 0 and ss.ctrl[C_ROOT_SKIP] > 0:
-        n = skip_root_moves(ss, n)
-    score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6, ss.prm[I_CONT_ORDER])
+            return mated_in(ply) if checked or tab.cfg[CFG_STALEMATE_LOSS] else 0
+        if excluded != 0:
+            n = drop_move(ss, ply, n, excluded)
+            if n == 0:
+                return alpha  # the TT move was the only move: it is singular
+        if ply == 0 and ss.ctrl[C_ROOT_SKIP] > 0:
+            n = skip_root_moves(ss, n)
+        score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6, ss.prm[I_CONT_ORDER])
     # Step 9. Move loop: PVS with late-move reductions; once a move has been searched, late-move
     # pruning of quiet moves, and futility and SEE pruning of quiet moves that give no check
     best = -INF
@@ -770,7 +779,16 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         if prev[K.U_MOVE] > 0 and prev[K.U_CAP] != 0 and not tab.pawnlike[(prev[K.U_CAP] - 1) >> 1]:
             last_cap = piece_material(pos, tab, ev) <= ss.prm[I_EXT_LASTCAP]
     tail = 0  # late-move pruning has begun: 1 no tactical move is left, 2 some are
-    for i in range(n):
+    i = -1
+    while True:
+        i += 1
+        if i >= n:
+            if not staged:
+                break
+            staged = False  # the TT move did not cut: now the others
+            n = staged_moves(d, pos, tab, ss, ev, ply, tt_move, c1, c2, c4, c6, ss.prm[I_CONT_ORDER])
+            if i >= n:
+                break
         m = pick(ss, ply, i, n)
         tactical = is_tactical(pos, tab, m)
         if prunable and not tactical and i > 0 and best > -MATE_BOUND \
@@ -945,38 +963,6 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
             # the previous move (quiet) left this side nothing: a bonus for it after its own context
             prior_update(ss, ply, c1, stat_bonus(depth), ss.prm[I_CONT6] != 0)
     return best
-
-
-@helper
-def few_pieces(pos, tab):
-    """The side not to move has two pieces or fewer (one capture from a bare king)."""
-    left = 0
-    for t in range(tab.cfg[CFG_NTYPES]):
-        left += pos.cnt[1 - pos.st[K.ST_SIDE], t]
-    return left <= 2
-
-
-@helper
-def piece_material(pos, tab, ev):
-    """Both sides' pieces that are not pawn-like or royal, in ``ev.value`` (Stockfish's
-    non_pawn_material())."""
-    total = 0
-    for t in range(tab.cfg[CFG_NTYPES]):
-        if not tab.pawnlike[t] and t != tab.cfg[CFG_ROYAL]:
-            total += (pos.cnt[0, t] + pos.cnt[1, t]) * ev.value[t]
-    return total
-
-
-@helper
-def has_pieces(pos, tab):
-    """The side to move has a piece that is not pawn-like or royal (null move is then safe)."""
-    us = pos.st[K.ST_SIDE]
-    for t in range(tab.cfg[CFG_NTYPES]):
-        if tab.pawnlike[t] or t == tab.cfg[CFG_ROYAL]:
-            continue
-        if pos.cnt[us, t] > 0:
-            return True
-    return False
 
 
 def search_root(d, ss, depth, alpha, beta):

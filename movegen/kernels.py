@@ -665,6 +665,61 @@ def _promo_choices(pos, tab, t, us, choices):
     return n
 
 
+@helper
+def legal_move(b, m):
+    """Is m (a move read elsewhere, e.g. from the transposition table) legal here, as ``generate``
+    would list it? 1 yes, 0 no, -1 not a plain move (en passant, castling: ask ``generate``).
+    The search tries the TT move before generating the others (Stockfish's staged picker)."""
+    if move_kind(m) != KIND_NORMAL:
+        return -1
+    pos, tab = unpack_board(b)
+    nsq = tab.cfg[CFG_NSQ]
+    fr = move_from(m)
+    to = move_to(m)
+    promo = move_promo(m)
+    if fr >= nsq or to >= nsq:
+        return 0
+    st = pos.st
+    us = st[ST_SIDE]
+    piece = pos.board[fr]
+    if piece == 0 or ((piece - 1) & 1) != us or is_over(tab, pos.cnt, us):
+        return 0
+    t = (piece - 1) >> 1
+    bb = pos.bb
+    them = 1 - us
+    occ0 = bb[0, 0] | bb[1, 0]
+    occ1 = bb[0, 1] | bb[1, 1]
+    m0, m1, c0, c1 = piece_targets(tab, t, us, fr, occ0, occ1, initial_ok(tab, bb, t, us, fr))
+    if tab.cfg[CFG_CAPTURES]:
+        m0 = (m0 & ~occ0) | (c0 & bb[them, 0])
+        m1 = (m1 & ~occ1) | (c1 & bb[them, 1])
+    else:
+        m0 = m0 & ~occ0
+        m1 = m1 & ~occ1
+    w = to >> 6
+    sh = np.uint64(to & 63)
+    if (((m0 if w == 0 else m1) >> sh) & ONE) == ZERO:
+        return 0
+    if tab.promo_n[t] and ((tab.promo_zone[t, us, w] >> sh) & ONE) != ZERO:
+        if promo == 0:
+            if not tab.promo_optional[t]:
+                return 0
+        else:
+            choices = pos.scratch
+            ok = False
+            for k in range(_promo_choices(pos, tab, t, us, choices)):
+                if choices[k] + 1 == promo:
+                    ok = True
+            if not ok:
+                return 0
+    elif promo != 0:
+        return 0
+    ksq = st[ST_KSQ + us]
+    if tab.cfg[CFG_CHECK] != 0 and ksq >= 0 and not _safe_after(tab, bb, ksq, them, occ0, occ1, fr, to, to):
+        return 0
+    return 1
+
+
 @kernel
 def generate(b, out, mode):
     """Legal moves of the side to move into out; mode GEN_COUNT only counts them, GEN_TACTICAL
@@ -876,7 +931,7 @@ def full_key(b):
     return h
 
 
-PROBE_CHECK, PROBE_VERDICT, PROBE_EP, PROBE_KING_EXPOSED, PROBE_GIVES_CHECK = 0, 1, 2, 3, 4
+PROBE_CHECK, PROBE_VERDICT, PROBE_EP, PROBE_KING_EXPOSED, PROBE_GIVES_CHECK, PROBE_LEGAL = 0, 1, 2, 3, 4, 5
 
 
 @kernel
@@ -889,6 +944,7 @@ def probe(b, what, arg):
     PROBE_EP            a pawn of the side to move could capture en passant onto square arg
     PROBE_KING_EXPOSED  the side to move attacks square arg (the other side's king)
     PROBE_GIVES_CHECK   quiet_gives_check() of move arg (1, 0, or -1: not a plain move)
+    PROBE_LEGAL         legal_move() of move arg (1, 0, or -1: not a plain move)
     """
     pos, tab = unpack_board(b)
     us = pos.st[ST_SIDE]
@@ -900,6 +956,8 @@ def probe(b, what, arg):
         return np.int64(1) if ep_capturable(pos, tab, arg, us) else np.int64(0)
     if what == PROBE_GIVES_CHECK:
         return np.int64(quiet_gives_check(tab, pos.bb, pos.board, pos.st, arg))
+    if what == PROBE_LEGAL:
+        return np.int64(legal_move(b, arg))
     occ0 = pos.bb[0, 0] | pos.bb[1, 0]
     occ1 = pos.bb[0, 1] | pos.bb[1, 1]
     return np.int64(1) if attacked(tab, pos.bb, arg, us, occ0, occ1, ZERO, ZERO) else np.int64(0)
