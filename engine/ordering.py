@@ -121,10 +121,16 @@ def score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6, cont_w):
     promotions, killers, quiet moves by history (``cont_w`` percent of the continuation histories),
     then losing captures (negative scores, which quiescence and the low-depth pruning read as
     "SEE < 0")."""
+    score_range(pos, tab, ss, ev, ply, 0, n, tt_move, c1, c2, c4, c6, cont_w)
+
+
+@helper
+def score_range(pos, tab, ss, ev, ply, lo, hi, tt_move, c1, c2, c4, c6, cont_w):
+    """``score_moves`` of the moves lo to hi - 1 of the list."""
     moves = ss.moves[ply]
     sc = ss.mscore[ply]
     us = pos.st[K.ST_SIDE]
-    for i in range(n):
+    for i in range(lo, hi):
         m = moves[i]
         fr = move_from(m)
         to = move_to(m)
@@ -153,13 +159,50 @@ def score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6, cont_w):
 
 @helper
 def staged_moves(d, pos, tab, ss, ev, ply, tt_move, c1, c2, c4, c6, cont_w):
-    """The moves after a TT move searched before any generation (``tt_first``): every legal move
+    """The moves after a TT move searched before any generation (``staged = 1``): every legal move
     generated and scored now (with the histories its search left), the TT move in slot 0 as
     ``pick`` puts it there; returns their number."""
     n = K.generate(d, ss.moves[ply], np.int64(K.GEN_ALL))
     score_moves(pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6, cont_w)
     pick(ss, ply, 0, n)
     return n
+
+
+@helper
+def staged_tactical(d, pos, tab, ss, ev, ply, tt_move, c1, c2, c4, c6, cont_w):
+    """``staged = 2``: the tactical moves (``GEN_TACTICAL``) listed and scored, and a TT move (0: none,
+    else searched already) in slot 0 whether it is one of them or not; returns the list's length."""
+    moves = ss.moves[ply]
+    n = K.generate(d, moves, np.int64(K.GEN_TACTICAL))
+    if tt_move != 0:
+        found = False
+        for k in range(n):
+            if moves[k] == tt_move:
+                found = True
+                break
+        if not found:
+            moves[n] = tt_move
+            n += 1
+    score_range(pos, tab, ss, ev, ply, 0, n, tt_move, c1, c2, c4, c6, cont_w)
+    if tt_move != 0:
+        pick(ss, ply, 0, n)
+    return n
+
+
+@helper
+def staged_quiets(d, pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6, cont_w):
+    """``staged = 2``, once no good capture or promotion is left: the other moves (``GEN_QUIET``, the
+    TT move left out) appended to the list of n and scored; returns the new length."""
+    moves = ss.moves[ply]
+    hi = n + K.generate(d, moves[n:], np.int64(K.GEN_QUIET))
+    if tt_move != 0:
+        for k in range(n, hi):
+            if moves[k] == tt_move:
+                moves[k] = moves[hi - 1]
+                hi -= 1
+                break
+    score_range(pos, tab, ss, ev, ply, n, hi, tt_move, c1, c2, c4, c6, cont_w)
+    return hi
 
 
 @helper

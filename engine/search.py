@@ -58,7 +58,7 @@ from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CF
 
 from .ordering import (captured_value, cont_index, cont_update, few_pieces, has_pieces, hist_update, is_tactical,
                        passed_push, pick, piece_material, prior_refuted, prior_update, quiet_score, quiet_stats,
-                       score_moves, see_ge, staged_moves, stat_bonus)
+                       score_moves, see_ge, staged_moves, staged_quiets, staged_tactical, stat_bonus)
 
 __all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
            "I_ASP_SF", "I_KILLER_CLEAR", "CORR_SIZE", "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX",
@@ -162,8 +162,9 @@ PARAMS = {
     "ext_passed": 0,         # 1: the first killer one ply deeper where it pushes a pawn-like piece from the far half
                              #    of the board that no enemy pawn-like piece stops (Stockfish 11's passed-pawn
                              #    extension: advanced_pawn_push and pawn_passed)
-    "tt_first": 0,           # 1: a legal TT move is searched before the other moves are generated and scored (Stockfish's
-                             #    staged picker: a cut by it costs no generation), 0: all generated first
+    "staged": 0,             # Stockfish's staged move picker: 1 a legal TT move searched before the others are
+                             #    generated and scored; 2 then captures and promotions, the rest generated once no
+                             #    good one is left (a cut by an early move costs no quiet moves); 0 all listed first
     # the root's aspiration windows (engine/api.py, read by Python)
     "asp_sf": 0,             # 1: Stockfish 11's windows: from depth 4, +/- aspiration around the last score; a
                              #    fail low lowers beta to the middle and alpha to the score - window, a fail
@@ -189,7 +190,7 @@ PARAM_NAMES = tuple(PARAMS)
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
  I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
  I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_NULL_MARGIN, I_NULL_SLOPE, I_LMR_STAT, I_EXT_LASTCAP,
- I_KILLER_CLEAR, I_CORR_HIST, I_RAZOR, I_EXT_CASTLE, I_EXT_PASSED, I_TT_FIRST, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC,
+ I_KILLER_CLEAR, I_CORR_HIST, I_RAZOR, I_EXT_CASTLE, I_EXT_PASSED, I_STAGED, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC,
  I_TM_MTG) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
@@ -201,7 +202,7 @@ assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGI
     and PARAM_NAMES[I_EXT_LASTCAP] == "ext_lastcap" and PARAM_NAMES[I_KILLER_CLEAR] == "killer_clear" \
     and PARAM_NAMES[I_CORR_HIST] == "corr_hist" and PARAM_NAMES[I_RAZOR] == "razor" \
     and PARAM_NAMES[I_EXT_CASTLE] == "ext_castle" and PARAM_NAMES[I_EXT_PASSED] == "ext_passed" \
-    and PARAM_NAMES[I_TT_FIRST] == "tt_first" and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
+    and PARAM_NAMES[I_STAGED] == "staged" and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
     and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic" and PARAM_NAMES[I_TM_MTG] == "tm_mtg", \
     "the I_* indices follow PARAMS' order"
 
@@ -726,14 +727,20 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
             singular = True
         elif sbeta >= beta:
             return sbeta  # multi-cut: several moves beat beta
-    # Step 8. Generate (no legal move is a terminal verdict), or with tt_first a legal TT move alone
-    # until it has been searched (staged_moves then)
-    staged = ss.prm[I_TT_FIRST] != 0 and ply > 0 and excluded == 0 and tt_move != 0 \
-        and K.legal_move(d, tt_move) == 1
-    if staged:
+    # Step 8. Generate (no legal move is a terminal verdict), or by stages (``staged``: 1 a legal TT
+    # move alone, 2 the tactical moves, 0 all listed; an en passant or castling TT move: all first)
+    staged = 0
+    if ss.prm[I_STAGED] != 0 and ply > 0 and excluded == 0:
+        legal = K.legal_move(d, tt_move) if tt_move != 0 else 0
+        if legal >= 0 and (legal == 1 or ss.prm[I_STAGED] == 2):
+            tt_move = tt_move if legal == 1 else 0
+            staged = 1 if tt_move != 0 else 2
+    if staged == 1:
         n = 1
         ss.moves[ply, 0] = tt_move
         ss.mscore[ply, 0] = 1 << 40
+    elif staged == 2:
+        n = staged_tactical(d, pos, tab, ss, ev, ply, np.int64(0), c1, c2, c4, c6, ss.prm[I_CONT_ORDER])
     else:
         n = K.generate(d, ss.moves[ply], np.int64(K.GEN_ALL))
         if n == 0:
@@ -782,13 +789,22 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     i = -1
     while True:
         i += 1
+        if staged == 1 and i >= n:  # the TT move did not cut: the others, or the tactical ones
+            staged = 0 if ss.prm[I_STAGED] == 1 else 2
+            if staged == 0:
+                n = staged_moves(d, pos, tab, ss, ev, ply, tt_move, c1, c2, c4, c6, ss.prm[I_CONT_ORDER])
+            else:
+                n = staged_tactical(d, pos, tab, ss, ev, ply, tt_move, c1, c2, c4, c6, ss.prm[I_CONT_ORDER])
+        if staged == 2:  # no good capture or promotion left: the quiet moves too
+            if i < n:
+                pick(ss, ply, i, n)
+            if i >= n or ss.mscore[ply, i] < (1 << 29):
+                staged = 0
+                n = staged_quiets(d, pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6, ss.prm[I_CONT_ORDER])
+                if n == 0:
+                    return mated_in(ply) if checked or tab.cfg[CFG_STALEMATE_LOSS] else 0
         if i >= n:
-            if not staged:
-                break
-            staged = False  # the TT move did not cut: now the others
-            n = staged_moves(d, pos, tab, ss, ev, ply, tt_move, c1, c2, c4, c6, ss.prm[I_CONT_ORDER])
-            if i >= n:
-                break
+            break
         m = pick(ss, ply, i, n)
         tactical = is_tactical(pos, tab, m)
         if prunable and not tactical and i > 0 and best > -MATE_BOUND \

@@ -78,8 +78,9 @@ DIRTY_MAX = 32
 
 KIND_NORMAL, KIND_EP, KIND_CASTLE = 0, 1, 2
 # generate() modes: all legal moves, only their number, only captures/promotions (and, in
-# conversion variants, every move of the converting piece) for quiescence
-GEN_ALL, GEN_COUNT, GEN_TACTICAL = 0, 1, 2
+# conversion variants, every move of the converting piece) for quiescence, and the others (a
+# staged move loop lists the tactical moves first): GEN_TACTICAL and GEN_QUIET split GEN_ALL
+GEN_ALL, GEN_COUNT, GEN_TACTICAL, GEN_QUIET = 0, 1, 2, 3
 MAXMOVES = 1024
 
 
@@ -723,10 +724,12 @@ def legal_move(b, m):
 @kernel
 def generate(b, out, mode):
     """Legal moves of the side to move into out; mode GEN_COUNT only counts them, GEN_TACTICAL
-    keeps captures, promotions and moves of the converting piece."""
+    keeps captures, promotions (and moves into the promotion zone) and moves of the converting
+    piece, GEN_QUIET every other move."""
     pos, tab = unpack_board(b)
     count_only = mode == GEN_COUNT
     tactical = mode == GEN_TACTICAL
+    quiet = mode == GEN_QUIET
     conv = tab.cfg[CFG_CONVERSION]
     bb = pos.bb
     st = pos.st
@@ -766,6 +769,8 @@ def generate(b, out, mode):
             fr = lsb(pieces) + 64 * w
             pieces &= pieces - ONE
             t = (pos.board[fr] - 1) >> 1
+            if quiet and t == conv:
+                continue
             if tactical and t != conv and ((tab.reach_cap[t, us, fr, 0] & en0) | (tab.reach_cap[t, us, fr, 1] & en1)
                                            | tab.reach_prm[t, us, fr, 0] | tab.reach_prm[t, us, fr, 1]) == ZERO:
                 continue  # no capture or promotion even on an empty board
@@ -776,6 +781,9 @@ def generate(b, out, mode):
             if tactical and t != conv:
                 t0 = (c0 & en0) | (m0 & ~occ0 & tab.promo_zone[t, us, 0])
                 t1 = (c1 & en1) | (m1 & ~occ1 & tab.promo_zone[t, us, 1])
+            elif quiet:
+                t0 = m0 & ~occ0 & ~tab.promo_zone[t, us, 0]
+                t1 = m1 & ~occ1 & ~tab.promo_zone[t, us, 1]
             if (t0 | t1) == ZERO:
                 continue
             pinned = (((pin0 if w == 0 else pin1) >> sh) & ONE) != ZERO
@@ -820,7 +828,7 @@ def generate(b, out, mode):
                             n += 1
     # en passant
     eps = st[ST_EP]
-    if eps >= 0 and cfg[CFG_CAPTURES]:
+    if eps >= 0 and cfg[CFG_CAPTURES] and not quiet:
         F = cfg[CFG_FILES]
         capsq = eps - F if us == 0 else eps + F
         for t in range(cfg[CFG_NTYPES]):

@@ -1,5 +1,6 @@
-"""``kernels.legal_move``, the search's test of a TT move before any generation, against
-``generate``: in every position of seeded random games of every shipped variant and the test
+"""The move generation of the search's staged move loop (``staged``), against ``generate``'s
+full lists: ``GEN_TACTICAL`` and ``GEN_QUIET`` split ``GEN_ALL`` (every move in exactly one), and
+``kernels.legal_move``, the test of a TT move before any generation: in every position of seeded random games of every shipped variant and the test
 variants under ``tests/variants``, every legal move must be answered legal (or -1 where it is not
 a plain move), and moves taken from other positions of the same games (the TT's moves are those)
 legal exactly when ``generate`` lists them."""
@@ -26,12 +27,23 @@ CHESS_FENS = [
 ]
 
 
+def _split(p: Position) -> None:
+    """GEN_TACTICAL and GEN_QUIET together list GEN_ALL's moves, each once."""
+    lists = []
+    for mode in (K.GEN_ALL, K.GEN_TACTICAL, K.GEN_QUIET):
+        out = np.zeros(K.MAXMOVES, np.int64)
+        lists.append(sorted(out[:K.generate(p.b, out, mode)].tolist()))
+    every, tactical, quiet = lists
+    assert sorted(tactical + quiet) == every, f"{p.spec.name}: {p.fen()}"
+
+
 def _ask(p: Position, m: int) -> int:
     return int(K.probe(p.b, K.PROBE_LEGAL, np.int64(m)))
 
 
 def _check_position(p: Position, others: list[int]) -> tuple[int, int]:
     """(legal moves answered, foreign moves answered) in p; asserts each answer."""
+    _split(p)
     legal = set(p.legal_moves())
     answered = foreign = 0
     for m in legal:
@@ -82,13 +94,13 @@ def _games(variant: str, seed: int) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("variant", variant_names() + TEST_VARIANTS)
-def test_legal_move_agrees_with_generate(variant):
+def test_staged_generation_agrees_with_generate(variant):
     answered, foreign = _games(variant, 23)
     assert answered > 1000 and foreign > 1000
 
 
 @pytest.mark.parametrize("fen", CHESS_FENS)
-def test_legal_move_in_chess_corners(fen):
+def test_staged_generation_in_chess_corners(fen):
     p = Position("chess", fen)
     rng = random.Random(5)
     others = [K.encode(f, t, pr, 0) for f in range(64) for t in range(64) for pr in (0, 2, 5)
