@@ -193,16 +193,23 @@ def staged_tactical(d, pos, tab, ss, ev, ply, tt_move, c1, c2, c4, c6, cont_w):
 def staged_quiets(d, pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6, cont_w):
     """``staged = 2``, once no good capture or promotion is left: the other moves (``GEN_QUIET``, the
     TT move left out) appended to the list of n and scored; returns the new length."""
-    moves = ss.moves[ply]
-    hi = n + K.generate(d, moves[n:], np.int64(K.GEN_QUIET))
+    hi = n + K.generate(d, ss.moves[ply, n:], np.int64(K.GEN_QUIET))
     if tt_move != 0:
-        for k in range(n, hi):
-            if moves[k] == tt_move:
-                moves[k] = moves[hi - 1]
-                hi -= 1
-                break
+        hi = drop_move(ss, ply, n, hi, tt_move)
     score_range(pos, tab, ss, ev, ply, n, hi, tt_move, c1, c2, c4, c6, cont_w)
     return hi
+
+
+@helper
+def drop_move(ss, ply, lo, n, m):
+    """Leave move m out of the moves lo to n - 1 of the list at ply (the last one takes its slot);
+    the new length."""
+    moves = ss.moves[ply]
+    for i in range(lo, n):
+        if moves[i] == m:
+            moves[i] = moves[n - 1]
+            return n - 1
+    return n
 
 
 @helper

@@ -56,9 +56,9 @@ from jitfish.movegen.kernels import Pos, move_from, move_kind, move_promo, move_
 from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CFG_EXT_MASK, CFG_FIFTY, CFG_NTYPES,
                                     CFG_STALEMATE_LOSS, Tables)
 
-from .ordering import (captured_value, cont_index, cont_update, few_pieces, has_pieces, hist_update, is_tactical,
-                       passed_push, pick, piece_material, prior_refuted, prior_update, quiet_score, quiet_stats,
-                       score_moves, see_ge, staged_moves, staged_quiets, staged_tactical, stat_bonus)
+from .ordering import (captured_value, cont_index, cont_update, drop_move, few_pieces, has_pieces, hist_update,
+                       is_tactical, passed_push, pick, piece_material, prior_refuted, prior_update, quiet_score,
+                       quiet_stats, score_moves, see_ge, staged_moves, staged_quiets, staged_tactical, stat_bonus)
 
 __all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
            "I_ASP_SF", "I_KILLER_CLEAR", "CORR_SIZE", "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX",
@@ -353,17 +353,6 @@ def is_draw(pos, tab):
             return True
         i -= 2
     return False
-
-
-@helper
-def drop_move(ss, ply, n, m):
-    """Leave move m out of the move list at ply; the new length."""
-    moves = ss.moves[ply]
-    for i in range(n):
-        if moves[i] == m:
-            moves[i] = moves[n - 1]
-            return n - 1
-    return n
 
 
 @helper
@@ -746,7 +735,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
         if n == 0:
             return mated_in(ply) if checked or tab.cfg[CFG_STALEMATE_LOSS] else 0
         if excluded != 0:
-            n = drop_move(ss, ply, n, excluded)
+            n = drop_move(ss, ply, 0, n, excluded)
             if n == 0:
                 return alpha  # the TT move was the only move: it is singular
         if ply == 0 and ss.ctrl[C_ROOT_SKIP] > 0:
@@ -795,17 +784,20 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
                 n = staged_moves(d, pos, tab, ss, ev, ply, tt_move, c1, c2, c4, c6, ss.prm[I_CONT_ORDER])
             else:
                 n = staged_tactical(d, pos, tab, ss, ev, ply, tt_move, c1, c2, c4, c6, ss.prm[I_CONT_ORDER])
+        picked = False  # slot i already holds the best remaining move
         if staged == 2:  # no good capture or promotion left: the quiet moves too
             if i < n:
                 pick(ss, ply, i, n)
+                picked = True
             if i >= n or ss.mscore[ply, i] < (1 << 29):
                 staged = 0
+                picked = False
                 n = staged_quiets(d, pos, tab, ss, ev, ply, n, tt_move, c1, c2, c4, c6, ss.prm[I_CONT_ORDER])
                 if n == 0:
                     return mated_in(ply) if checked or tab.cfg[CFG_STALEMATE_LOSS] else 0
         if i >= n:
             break
-        m = pick(ss, ply, i, n)
+        m = ss.moves[ply, i] if picked else pick(ss, ply, i, n)
         tactical = is_tactical(pos, tab, m)
         if prunable and not tactical and i > 0 and best > -MATE_BOUND \
                 and ((i >= lmp_limit and m != ss.killers[ply, 0] and m != ss.killers[ply, 1]) if lmp_all
