@@ -27,8 +27,10 @@ from jitfish.movegen.position import Position, load_variant
 from jitfish.movegen.tables import CFG_NSQ, CFG_NTYPES
 
 from .search import (CONT_MAX, CORR_SIZE, C_NODE_LIMIT, C_NODES, C_ROOT_SCORE, C_ROOT_SKIP, C_SELDEPTH, C_STOP,
-                     I_ASP_SF, I_ASPIRATION, I_KILLER_CLEAR, I_TM_DYNAMIC, I_TM_MTG, I_TM_STOP, INF, MATE, MATE_BOUND,
-                     MAXPLY, PARAM_NAMES, PARAMS, SearchTables, pack_search, parse_params, search_root, unknown_params)
+                     I_ASP_SF, I_ASPIRATION, I_KILLER_CLEAR, I_TM_DYNAMIC, I_TM_MTG, I_TM_STOP, I_TT_BUCKET, INF, MATE,
+                     MATE_BOUND, MAXPLY, PARAM_NAMES, PARAMS, SearchTables, pack_search, parse_params, search_root,
+                     unknown_params)
+from .tt import C_TT_GEN, C_TT_WAYS, TT_WAYS
 
 __all__ = ["Engine", "Limits", "SearchInfo", "SearchResult", "time_budget"]
 
@@ -125,6 +127,8 @@ def _put_params(prm: np.ndarray, values: dict[str, int]) -> None:
     unknown = unknown_params(values)
     if unknown:
         raise ValueError(f"unknown search parameters {unknown}")
+    if "tt_bucket" in values and int(values["tt_bucket"]) not in TT_WAYS:
+        raise ValueError(f"tt_bucket must be one of {', '.join(map(str, TT_WAYS))}, not {values['tt_bucket']}")
     for name, v in values.items():
         prm[PARAM_NAMES.index(name)] = int(v)
 
@@ -265,6 +269,7 @@ class Engine:
         self._clock = _Watchdog(self.stop)
         self._tm_score: int | None = None  # the last clocked search's score and stability factor
         self._tm_reduction = 0.95
+        self._searches = 0
 
     def set_hash(self, mb: int) -> None:
         """Resize the transposition table (a power of two of 16-byte entries, at most mb MB)."""
@@ -406,6 +411,9 @@ class Engine:
             self.cont = np.zeros((n_cont, n_cont), np.int64)
         self._fit_cache(ev)
         ss = self._tables(self._params_for(pos.variant))
+        self._searches += 1  # the TT's generation: entries of earlier searches age (tt.py)
+        self.ctrl[C_TT_WAYS] = ss.prm[I_TT_BUCKET]
+        self.ctrl[C_TT_GEN] = self._searches & 63
         if ss.prm[I_KILLER_CLEAR]:
             self.killers[:] = 0  # Stockfish's search starts with none
         d = pack_search(pos.pos, pos.tab, ev, self.eval_cache, ss)  # raw addresses: pos, ev, ss stay alive here

@@ -8,7 +8,8 @@ array           shape, dtype            meaning
 ==============  ======================  ==============================================
 tt_key          (N,) uint64             transposition table: full Zobrist key
 tt_data         (N,) int64              move (bits 0..19), depth (20..27), bound (28..29),
-                                        on a PV (30: Stockfish's ttPv), score + 2**15 (32..47)
+                                        on a PV (30: Stockfish's ttPv), score + 2**15 (32..47),
+                                        the search that stored it (48..53); -1 empty (tt.py)
 killers         (MAXPLY, 2) int64       two quiet moves that cut off at this ply
 history         (2, 128, 128) int64     quiet-move history by side, from, to (kept within
                                         +/- HIST_MAX by Stockfish's "gravity" update, ordering.py)
@@ -59,15 +60,16 @@ from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CF
 from .ordering import (captured_value, cont_index, cont_update, drop_move, few_pieces, has_pieces, hist_update,
                        is_tactical, passed_push, pick, piece_material, prior_refuted, prior_update, quiet_score,
                        quiet_stats, score_moves, see_ge, staged_moves, staged_quiets, staged_tactical, stat_bonus)
+from .tt import BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, qs_store, tt_probe, tt_store
 
 __all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
-           "I_ASP_SF", "I_KILLER_CLEAR", "CORR_SIZE", "parse_params", "unknown_params", "MAXPLY", "MATE", "CONT_MAX",
+           "I_ASP_SF", "I_KILLER_CLEAR", "I_TT_BUCKET", "CORR_SIZE", "parse_params", "unknown_params", "MAXPLY",
+           "MATE", "CONT_MAX",
            "MATE_BOUND", "INF", "C_STOP", "C_NODES", "C_NODE_LIMIT", "C_SELDEPTH", "C_ROOT_SCORE"]
 
 MAXPLY = 96
 MATE = 30000
 MATE_BOUND = MATE - 1000
-BOUND_EXACT, BOUND_LOWER, BOUND_UPPER = 3, 1, 2
 C_STOP, C_NODES, C_NODE_LIMIT, C_SELDEPTH, C_ROOT_SKIP, C_ROOT_SCORE = 0, 1, 2, 3, 4, 5  # C_ROOT_SCORE: the
 # score of the root's PV move, the last one searched to its end that raised alpha
 # Tuned numbers live here, in one place (the evaluation's lazy margin is eval's LAZY_MARGIN).
@@ -165,6 +167,8 @@ PARAMS = {
     "staged": 0,             # Stockfish's staged move picker: 1 a legal TT move searched before the others are
                              #    generated and scored; 2 then captures and promotions, the rest generated once no
                              #    good one is left (a cut by an early move costs no quiet moves); 0 all listed first
+    "tt_bucket": 0,          # n in 2, 4, 8: the TT in buckets of n slots replaced by depth and age, as Stockfish's
+                             #    clusters (engine/tt.py); 0: one slot per key, always replaced
     # the root's aspiration windows (engine/api.py, read by Python)
     "asp_sf": 0,             # 1: Stockfish 11's windows: from depth 4, +/- aspiration around the last score; a
                              #    fail low lowers beta to the middle and alpha to the score - window, a fail
@@ -190,8 +194,8 @@ PARAM_NAMES = tuple(PARAMS)
  I_PROBCUT_IMPROVING, I_PRUNE_PV, I_PRUNE_CHECK, I_QS_SEE_FUT, I_QS_EVASIONS, I_LMP_ALL, I_QS_RECAP,
  I_QS_TT_STAND, I_HIST_TT, I_HIST_PV, I_HIST_BIG, I_CONT6, I_LMR_ESCAPE, I_LMR_OPP, I_HIST_PRIOR, I_CONT_ORDER,
  I_LMR_TTCAP, I_LMR_CAP, I_LMR_CHECK, I_LMR_TTPV, I_NULL_MARGIN, I_NULL_SLOPE, I_LMR_STAT, I_EXT_LASTCAP,
- I_KILLER_CLEAR, I_CORR_HIST, I_RAZOR, I_EXT_CASTLE, I_EXT_PASSED, I_STAGED, I_ASP_SF, I_TM_STOP, I_TM_DYNAMIC,
- I_TM_MTG) = range(len(PARAM_NAMES))
+ I_KILLER_CLEAR, I_CORR_HIST, I_RAZOR, I_EXT_CASTLE, I_EXT_PASSED, I_STAGED, I_TT_BUCKET, I_ASP_SF, I_TM_STOP,
+ I_TM_DYNAMIC, I_TM_MTG) = range(len(PARAM_NAMES))
 assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGIN] == "fut_lmr_margin" \
     and PARAM_NAMES[I_LMR_DIV] == "lmr_div" and PARAM_NAMES[I_QS_TT_STAND] == "qs_tt_stand" \
     and PARAM_NAMES[I_HIST_PRIOR] == "hist_prior" and PARAM_NAMES[I_CONT_ORDER] == "cont_order" \
@@ -202,7 +206,8 @@ assert PARAM_NAMES[I_NULL_R] == "null_reduction" and PARAM_NAMES[I_FUT_LMR_MARGI
     and PARAM_NAMES[I_EXT_LASTCAP] == "ext_lastcap" and PARAM_NAMES[I_KILLER_CLEAR] == "killer_clear" \
     and PARAM_NAMES[I_CORR_HIST] == "corr_hist" and PARAM_NAMES[I_RAZOR] == "razor" \
     and PARAM_NAMES[I_EXT_CASTLE] == "ext_castle" and PARAM_NAMES[I_EXT_PASSED] == "ext_passed" \
-    and PARAM_NAMES[I_STAGED] == "staged" and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
+    and PARAM_NAMES[I_STAGED] == "staged" and PARAM_NAMES[I_TT_BUCKET] == "tt_bucket" \
+    and PARAM_NAMES[I_ASP_SF] == "asp_sf" \
     and PARAM_NAMES[I_TM_DYNAMIC] == "tm_dynamic" and PARAM_NAMES[I_TM_MTG] == "tm_mtg", \
     "the I_* indices follow PARAMS' order"
 
@@ -287,50 +292,10 @@ def value_from_tt(v, ply):
 
 
 @helper
-def tt_probe(ss, key):
-    i = key & np.uint64(ss.tt_key.shape[0] - 1)
-    if ss.tt_key[i] == key:
-        return ss.tt_data[i]
-    return np.int64(-1)
-
-
-@helper
 def tt_decode(data, ply):
     """(move, depth, bound, score relative to this ply) of a TT entry found by ``tt_probe``."""
     return (data & 0xFFFFF, (data >> 20) & 255, (data >> 28) & 3,
             value_from_tt(((data >> 32) & 0xFFFF) - 32768, ply))
-
-
-@helper
-def tt_write(ss, i, key, move, depth, bound, score, on_pv):
-    """Slot i takes the entry (on_pv: 1 if stored by a node on a PV); without a move of its own
-    it keeps the move the slot held for the same key."""
-    old = ss.tt_data[i]
-    if move == 0 and ss.tt_key[i] == key and old >= 0:
-        move = old & 0xFFFFF
-    ss.tt_key[i] = key
-    ss.tt_data[i] = (move & 0xFFFFF) | (max(depth, 0) << 20) | (bound << 28) | (on_pv << 30) | ((score + 32768) << 32)
-
-
-@helper
-def tt_store(ss, key, move, depth, bound, score, on_pv):
-    i = key & np.uint64(ss.tt_key.shape[0] - 1)
-    old = ss.tt_data[i]
-    # replace unless the old entry is for the same key and deeper (and this is no exact bound)
-    if ss.tt_key[i] == key and old >= 0 and ((old >> 20) & 255) > depth and bound != BOUND_EXACT:
-        return
-    tt_write(ss, i, key, move, depth, bound, score, on_pv)
-
-
-@helper
-def qs_store(ss, key, move, bound, score):
-    """Quiescence's store (depth 0): into an empty slot or one that holds depth 0, never over
-    an entry of the main search."""
-    i = key & np.uint64(ss.tt_key.shape[0] - 1)
-    old = ss.tt_data[i]
-    if old >= 0 and ((old >> 20) & 255) > 0:
-        return
-    tt_write(ss, i, key, move, 0, bound, score, 0)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -337,7 +337,7 @@ CANDIDATE_PARAMS = {"probcut_depth": 5, "qs_checks": 1, "null_reduction": 2, "nu
                     "cont_order": 200, "lmr_ttcap": 1, "asp_sf": 1, "lmr_cap": 1, "lmr_check": 1,
                     "lmr_ttpv": 2, "null_margin": 137, "lmr_stat": 1,
                     "ext_lastcap": 1000, "killer_clear": 1, "corr_hist": 32, "razor": 211,
-                    "ext_castle": 1, "ext_passed": 1, "staged": 2}
+                    "ext_castle": 1, "ext_passed": 1, "staged": 2, "tt_bucket": 4}
 
 # middlegames with captures and checks about (and a pawn ending): every switch below changes these trees
 SWITCH_FENS = [
@@ -371,7 +371,7 @@ def _tree_nodes(switch: str | None) -> int:
                                     "cont_order=50", "lmr_ttcap", "asp_sf", "lmr_cap", "lmr_check",
                                     "lmr_ttpv=2", "null_margin=137",
                                     "lmr_stat", "ext_lastcap=9000", "killer_clear", "corr_hist=32", "razor=211",
-                                    "ext_castle", "ext_passed", "staged", "staged=2"])
+                                    "ext_castle", "ext_passed", "staged", "staged=2", "tt_bucket=4"])
 def test_pruning_switches_change_the_tree(switch: str) -> None:
     """Each pruning switch is read by the search: turned on, the same searches visit a different
     number of nodes (how many fewer is measured in bench/RESULTS.md, on many positions; on four
