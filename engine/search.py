@@ -17,7 +17,8 @@ pv              (MAXPLY+1, MAXPLY+1)    triangular principal-variation table
 pvlen           (MAXPLY+1,) int64
 moves, mscore   (MAXPLY, MAXMOVES)      move lists and their ordering scores per ply
 ctrl            (16,) int64             C_* slots: stop flag (set from Python), nodes,
-                                        node limit, seldepth, root moves to skip
+                                        node limit, seldepth, root moves to skip, the
+                                        root's score; the TT's layout and generation (tt.py)
 root_skip       (MAXMOVES,) int64       root moves the search leaves out (MultiPV lines
                                         already found, moves outside ``searchmoves``)
 seval           (MAXPLY+2,) int64       static evaluation at each ply of the current line
