@@ -34,14 +34,17 @@ AGE_WEIGHT = 8  # a search's age is worth this many plies of depth (Stockfish's 
 
 
 @helper
+def bucket(ss, key):
+    """(first slot, slots) of key's bucket: one slot in the one-slot layout."""
+    n = ss.tt_key.shape[0]
+    ways = max(ss.ctrl[C_TT_WAYS], 1)
+    return np.int64(key & np.uint64(n - ways)), ways
+
+
+@helper
 def tt_slot(ss, key):
     """The slot that holds key, or -1."""
-    n = ss.tt_key.shape[0]
-    ways = ss.ctrl[C_TT_WAYS]
-    if ways <= 1:
-        i = np.int64(key & np.uint64(n - 1))
-        return i if ss.tt_key[i] == key else np.int64(-1)
-    base = np.int64(key & np.uint64(n - ways))
+    base, ways = bucket(ss, key)
     for j in range(ways):
         if ss.tt_key[base + j] == key:
             return base + j
@@ -62,14 +65,22 @@ def entry_age(ss, data):
 
 
 @helper
+def entry_depth(data):
+    return (data >> 20) & 255
+
+
+@helper
+def of_this_search(ss, data):
+    """Does the entry hold against shallower stores: stored by this search, or any entry in the
+    one-slot layout (which keeps no age)?"""
+    return ss.ctrl[C_TT_WAYS] <= 1 or entry_age(ss, data) == 0
+
+
+@helper
 def victim(ss, key):
     """The slot a store for key goes to: the key's own slot, else its bucket's empty slot or the
     one worth least (depth - AGE_WEIGHT x age)."""
-    n = ss.tt_key.shape[0]
-    ways = ss.ctrl[C_TT_WAYS]
-    if ways <= 1:
-        return np.int64(key & np.uint64(n - 1))
-    base = np.int64(key & np.uint64(n - ways))
+    base, ways = bucket(ss, key)
     best = base
     worth = np.int64(1 << 20)
     for j in range(ways):
@@ -77,7 +88,7 @@ def victim(ss, key):
         if ss.tt_key[i] == key:
             return i
         d = ss.tt_data[i]
-        v = np.int64(-(1 << 20)) if d < 0 else ((d >> 20) & 255) - AGE_WEIGHT * entry_age(ss, d)
+        v = np.int64(-(1 << 20)) if d < 0 else entry_depth(d) - AGE_WEIGHT * entry_age(ss, d)
         if v < worth:
             best = i
             worth = v
@@ -102,8 +113,8 @@ def tt_store(ss, key, move, depth, bound, score, on_pv):
     search, and this is no exact bound."""
     i = victim(ss, key)
     old = ss.tt_data[i]
-    if ss.tt_key[i] == key and old >= 0 and ((old >> 20) & 255) > depth and bound != BOUND_EXACT \
-            and (ss.ctrl[C_TT_WAYS] <= 1 or entry_age(ss, old) == 0):
+    if ss.tt_key[i] == key and old >= 0 and entry_depth(old) > depth and bound != BOUND_EXACT \
+            and of_this_search(ss, old):
         return
     tt_write(ss, i, key, move, depth, bound, score, on_pv)
 
@@ -114,6 +125,6 @@ def qs_store(ss, key, move, bound, score):
     buckets, a main-search entry of an earlier search), never over one of the main search's."""
     i = victim(ss, key)
     old = ss.tt_data[i]
-    if old >= 0 and ((old >> 20) & 255) > 0 and (ss.ctrl[C_TT_WAYS] <= 1 or entry_age(ss, old) == 0):
+    if old >= 0 and entry_depth(old) > 0 and of_this_search(ss, old):
         return
     tt_write(ss, i, key, move, 0, bound, score, 0)
