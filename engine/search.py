@@ -61,7 +61,7 @@ from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CF
 from .ordering import (captured_value, cont_index, cont_update, drop_move, few_pieces, has_pieces, hist_update,
                        is_tactical, passed_push, pick, piece_material, prior_refuted, prior_update, quiet_score,
                        quiet_stats, score_moves, see_ge, staged_moves, staged_quiets, staged_tactical, stat_bonus)
-from .tt import BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, qs_store, tt_probe, tt_store
+from .tt import BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, entry_depth, qs_store, tt_probe, tt_store
 
 __all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
            "I_ASP_SF", "I_KILLER_CLEAR", "I_TT_BUCKET", "CORR_SIZE", "parse_params", "unknown_params", "MAXPLY",
@@ -295,7 +295,7 @@ def value_from_tt(v, ply):
 @helper
 def tt_decode(data, ply):
     """(move, depth, bound, score relative to this ply) of a TT entry found by ``tt_probe``."""
-    return (data & 0xFFFFF, (data >> 20) & 255, (data >> 28) & 3,
+    return (data & 0xFFFFF, entry_depth(data), (data >> 28) & 3,
             value_from_tt(((data >> 32) & 0xFFFF) - 32768, ply))
 
 
