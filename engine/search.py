@@ -61,7 +61,8 @@ from jitfish.movegen.tables import (CFG_BARE_KING, CFG_CHECK, CFG_CONVERSION, CF
 from .ordering import (captured_value, cont_index, cont_update, drop_move, few_pieces, has_pieces, hist_update,
                        is_tactical, passed_push, pick, piece_material, prior_refuted, prior_update, quiet_score,
                        quiet_stats, score_moves, see_ge, staged_moves, staged_quiets, staged_tactical, stat_bonus)
-from .tt import BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, entry_depth, qs_store, tt_probe, tt_store
+from .tt import (BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, entry_bound, entry_depth, entry_move, entry_on_pv,
+                 entry_score, qs_store, tt_probe, tt_store)
 
 __all__ = ["SearchTables", "pack_search", "negamax", "search_root", "PARAMS", "PARAM_NAMES", "I_ASPIRATION",
            "I_ASP_SF", "I_KILLER_CLEAR", "I_TT_BUCKET", "CORR_SIZE", "parse_params", "unknown_params", "MAXPLY",
@@ -285,18 +286,13 @@ def value_from_tt(v, ply):
 
 
 # ---------------------------------------------------------------------------------------------
-# Evaluation
-
-
-# ---------------------------------------------------------------------------------------------
 # Transposition table
 
 
 @helper
 def tt_decode(data, ply):
     """(move, depth, bound, score relative to this ply) of a TT entry found by ``tt_probe``."""
-    return (data & 0xFFFFF, entry_depth(data), (data >> 28) & 3,
-            value_from_tt(((data >> 32) & 0xFFFF) - 32768, ply))
+    return entry_move(data), entry_depth(data), entry_bound(data), value_from_tt(entry_score(data), ply)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -540,7 +536,7 @@ def negamax(d, depth, alpha, beta, ply, allow_null, cut_node, excluded):
     bound = 0
     tdepth = 0
     # on a PV now or when the entry was stored (the singular test's node keeps the full node's)
-    tt_pv = 1 if pv_node or (data >= 0 and (data >> 30) & 1 != 0) else 0
+    tt_pv = 1 if pv_node or (data >= 0 and entry_on_pv(data) != 0) else 0
     if excluded != 0:
         data = np.int64(-1)  # the TT entry is the full node's, not this one's
     c1 = ss.cmove[ply - 1] if ply >= 1 else -1

@@ -23,7 +23,7 @@ import numpy as np
 from jitfish.movegen._jit import helper
 
 __all__ = ["BOUND_EXACT", "BOUND_LOWER", "BOUND_UPPER", "C_TT_WAYS", "C_TT_GEN", "TT_WAYS", "tt_probe",
-           "tt_store", "qs_store"]
+           "tt_store", "qs_store", "entry_move", "entry_depth", "entry_bound", "entry_on_pv", "entry_score"]
 
 BOUND_EXACT, BOUND_LOWER, BOUND_UPPER = 3, 1, 2
 C_TT_WAYS, C_TT_GEN = 6, 7  # the slots of SearchTables.ctrl this module reads (search.py's C_* are 0..5)
@@ -64,9 +64,37 @@ def entry_age(ss, data):
     return (ss.ctrl[C_TT_GEN] - (data >> GEN_SHIFT)) & GEN_MASK
 
 
+# The entry's fields: tt_write packs them, these read them (the layout lives only in this module).
+MOVE_MASK = 0xFFFFF
+DEPTH_SHIFT, BOUND_SHIFT, PV_SHIFT, SCORE_SHIFT = 20, 28, 30, 32
+SCORE_BIAS = 32768
+
+
+@helper
+def entry_move(data):
+    return data & MOVE_MASK
+
+
 @helper
 def entry_depth(data):
-    return (data >> 20) & 255
+    return (data >> DEPTH_SHIFT) & 255
+
+
+@helper
+def entry_bound(data):
+    return (data >> BOUND_SHIFT) & 3
+
+
+@helper
+def entry_on_pv(data):
+    """1 if a node on a PV stored the entry (Stockfish's ttPv), else 0."""
+    return (data >> PV_SHIFT) & 1
+
+
+@helper
+def entry_score(data):
+    """The stored score, as the storing node saw it (search.value_from_tt makes it this ply's)."""
+    return ((data >> SCORE_SHIFT) & 0xFFFF) - SCORE_BIAS
 
 
 @helper
@@ -101,10 +129,11 @@ def tt_write(ss, i, key, move, depth, bound, score, on_pv):
     it keeps the move the slot held for the same key."""
     old = ss.tt_data[i]
     if move == 0 and ss.tt_key[i] == key and old >= 0:
-        move = old & 0xFFFFF
+        move = entry_move(old)
     ss.tt_key[i] = key
-    ss.tt_data[i] = (move & 0xFFFFF) | (max(depth, 0) << 20) | (bound << 28) | (on_pv << 30) \
-        | ((score + 32768) << 32) | ((ss.ctrl[C_TT_GEN] & GEN_MASK) << GEN_SHIFT)
+    ss.tt_data[i] = (move & MOVE_MASK) | (max(depth, 0) << DEPTH_SHIFT) | (bound << BOUND_SHIFT) \
+        | (on_pv << PV_SHIFT) | ((score + SCORE_BIAS) << SCORE_SHIFT) \
+        | ((ss.ctrl[C_TT_GEN] & GEN_MASK) << GEN_SHIFT)
 
 
 @helper

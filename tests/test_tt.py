@@ -8,15 +8,21 @@ import numpy as np
 import pytest
 
 from jitfish.engine import Engine, Limits
-from jitfish.engine.tt import BOUND_EXACT, BOUND_LOWER, C_TT_GEN, C_TT_WAYS, qs_store, tt_probe, tt_store
+from jitfish.engine.tt import (BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, C_TT_GEN, C_TT_WAYS, entry_bound, entry_depth,
+                               entry_move, entry_on_pv, entry_score, qs_store, tt_probe, tt_store)
 from jitfish.movegen import Position
 
 SLOTS = 16
 
 
 @numba.njit(cache=False)
-def _store(ss, key, move, depth, bound, score):
-    tt_store(ss, np.uint64(key), move, depth, bound, score, 0)
+def _store(ss, key, move, depth, bound, score, on_pv=0):
+    tt_store(ss, np.uint64(key), move, depth, bound, score, on_pv)
+
+
+@numba.njit(cache=False)
+def _fields(data):
+    return entry_move(data), entry_depth(data), entry_bound(data), entry_on_pv(data), entry_score(data)
 
 
 @numba.njit(cache=False)
@@ -49,7 +55,13 @@ class Table:
     def depth(self, key: int) -> int | None:
         """The stored entry's depth for key, None when the table does not hold it."""
         data = int(_probe(self.ss, key))
-        return None if data < 0 else (data >> 20) & 255
+        return None if data < 0 else _fields(data)[1]
+
+    def fields(self, key: int) -> tuple[int, int, int, int, int]:
+        """(move, depth, bound, on a PV, score) of key's entry, read as the search reads them."""
+        data = int(_probe(self.ss, key))
+        assert data >= 0
+        return tuple(int(f) for f in _fields(data))
 
     def age(self) -> None:
         self.ss.ctrl[C_TT_GEN] += 1
@@ -59,6 +71,24 @@ def bucket0(j: int) -> int:
     """Keys j = 0, 1, ... that all fall into the first bucket of 4 (and onto slot 0 alone of a
     one-slot table when j is a multiple of 4)."""
     return (j + 1) << 4
+
+
+@pytest.mark.parametrize("ways", [0, 4])
+@pytest.mark.parametrize("move,depth,bound,on_pv,score", [
+    (0xFFFFF, 255, BOUND_EXACT, 1, 32767), (1, 0, BOUND_UPPER, 0, -32768), (0x12345, 17, BOUND_LOWER, 1, -5)])
+def test_every_field_of_an_entry_reads_back_as_stored(ways, move, depth, bound, on_pv, score) -> None:
+    t = Table(ways, gen=63)
+    _store(t.ss, bucket0(1), move, depth, bound, score, on_pv)
+    assert t.fields(bucket0(1)) == (move, depth, bound, on_pv, score)
+
+
+def test_a_store_without_a_move_keeps_the_keys_move() -> None:
+    t = Table(0)
+    t.store(bucket0(0), 3, move=777)
+    t.store(bucket0(0), 5, move=0, score=-40)
+    assert t.fields(bucket0(0)) == (777, 5, BOUND_LOWER, 0, -40)
+    t.store(bucket0(4), 6, move=0)  # another key in the slot: nothing of the old entry's move
+    assert t.fields(bucket0(4))[0] == 0
 
 
 def test_one_slot_per_key_is_always_replaced_by_another_key() -> None:
