@@ -116,7 +116,10 @@ def time_budget(turn: int, lim: Limits, mtg: int = PARAMS["tm_mtg"]) -> tuple[fl
     usable = max(0.0, clock - lim.move_overhead)
     if lim.movestogo == 1:  # the last move before the time control: most of what is left
         return max(0.001, usable * 0.5), max(0.002, usable * 0.8)
-    mtg = max(2, min(lim.movestogo or mtg, 50))
+    # A GUI's moves to go is capped at 50 (a long repeating control is not spread thinner than that);
+    # the search's own tm_mtg is taken as it is (before the forty-fifth session it was capped too, so
+    # tm_mtg = 65 played as 50).
+    mtg = max(2, min(lim.movestogo, 50) if lim.movestogo else mtg)
     soft = min(usable / mtg + inc * 0.8, usable * 0.25)
     hard = min(soft * 3.0, usable * 0.4)
     return max(0.001, soft), max(0.002, hard)

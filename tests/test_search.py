@@ -244,6 +244,11 @@ def test_time_budget_shares_the_clock_over_tm_mtg_moves():
     assert time_budget(0, lim)[0] == pytest.approx(9.95 / 40 + 0.08)
     assert time_budget(0, lim, 30)[0] == pytest.approx(9.95 / 30 + 0.08)
     assert time_budget(0, lim, 30)[0] > time_budget(0, lim, 40)[0] > time_budget(0, lim, 50)[0]
+    # above 50 too (it was capped at 50 once, and a match of 65 against 50 played two equal engines)
+    assert time_budget(0, lim, 65)[0] == pytest.approx(9.95 / 65 + 0.08)
+    assert time_budget(0, lim, 65)[0] < time_budget(0, lim, 50)[0]
+    # a GUI's moves to go is still capped at 50
+    assert time_budget(0, Limits(wtime=10.0, movestogo=80)) == time_budget(0, Limits(wtime=10.0, movestogo=50))
     assert time_budget(0, Limits(wtime=10.0, movestogo=20), 30) == time_budget(0, Limits(wtime=10.0, movestogo=20))
 
 
