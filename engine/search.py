@@ -7,9 +7,9 @@
 array           shape, dtype            meaning
 ==============  ======================  ==============================================
 tt_key          (N,) uint64             transposition table: full Zobrist key
-tt_data         (N,) int64              move (bits 0..19), depth (20..27), bound (28..29),
-                                        on a PV (30: Stockfish's ttPv), score + 2**15 (32..47),
-                                        the search that stored it (48..53); -1 empty (tt.py)
+tt_data         (N,) int64              the entry: move, depth, bound, on a PV (Stockfish's ttPv),
+                                        score and the search that stored it, packed by tt.py
+                                        (its bit layout is there alone); -1 empty
 killers         (MAXPLY, 2) int64       two quiet moves that cut off at this ply
 history         (2, 128, 128) int64     quiet-move history by side, from, to (kept within
                                         +/- HIST_MAX by Stockfish's "gravity" update, ordering.py)
