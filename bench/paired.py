@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,16 +31,9 @@ __all__ = ["Paired", "pair_scores", "compare", "main"]
 
 
 def _score(game: PgnGame, engine: str) -> float | None:
-    """The engine's score in the game (1, 0.5, 0), or None if it did not play or the game has no result."""
-    white, black = game.tags.get("White"), game.tags.get("Black")
-    if engine not in (white, black):
-        return None
-    res = game.tags.get("Result", game.result)
-    if res == "1/2-1/2":
-        return 0.5
-    if res not in ("1-0", "0-1"):
-        return None
-    return 1.0 if (res == "1-0") == (white == engine) else 0.0
+    """The score (1, 0.5, 0) of ``engine``, which played the game, or None if the game has no result."""
+    s = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}.get(game.tags.get("Result", game.result))
+    return s if s is None or game.tags.get("White") == engine else 1.0 - s
 
 
 def _opening(game: PgnGame) -> tuple:
@@ -97,13 +91,9 @@ def compare(a_pairs: dict, b_pairs: dict) -> Paired:
     if n == 0:
         return Paired(0, math.nan, math.nan, math.nan, math.nan, len(shared))
     d = [b_pairs[k][0] - a_pairs[k][0] for k in keys]
-    mean = sum(d) / n
-    half = math.nan
-    if n >= 2:
-        sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
-        half = 1.96 * sd / math.sqrt(n) / 2
+    half = 1.96 * statistics.stdev(d) / math.sqrt(n) / 2 if n >= 2 else math.nan
     return Paired(n, sum(a_pairs[k][0] for k in keys) / (2 * n), sum(b_pairs[k][0] for k in keys) / (2 * n),
-                  mean / 2, half, len(shared) - n)
+                  statistics.fmean(d) / 2, half, len(shared) - n)
 
 
 def _tally_line(name: str, t: dict) -> str:
